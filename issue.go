@@ -1,0 +1,298 @@
+package desk
+
+import (
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Issue is one item on a project's desk: a bug, a check for the owner, an
+// idea or a task. Its JSON form is the wire form of the HTTP API.
+type Issue struct {
+	ID          string    `json:"id"` // "MG-42"
+	Number      int       `json:"number"`
+	Project     string    `json:"project"` // the project's slug
+	Title       string    `json:"title"`
+	Body        string    `json:"body"`
+	Kind        string    `json:"kind"`
+	Status      string    `json:"status"`
+	Priority    string    `json:"priority"`
+	Area        string    `json:"area"`
+	Tags        []string  `json:"tags"`
+	Location    Location  `json:"location"`
+	Source      string    `json:"source"`
+	ExternalRef string    `json:"external_ref"`
+	Size        string    `json:"size"`
+	Milestone   string    `json:"milestone"`
+	Build       *BuildRef `json:"build"`
+	CreatedAt   string    `json:"created_at"`
+	UpdatedAt   string    `json:"updated_at"`
+	ClosedAt    *string   `json:"closed_at"`
+	Plan        Plan      `json:"plan"`
+	Progress    Progress  `json:"plan_progress"`
+	Parent      *string   `json:"parent"`
+	MergedInto  *string   `json:"merged_into"`
+	ChildCount  int       `json:"child_count"`
+	ChildDone   int       `json:"child_done"`
+
+	CommentCount    int     `json:"comment_count"`
+	AttachmentCount int     `json:"attachment_count"`
+	LastVerdict     *string `json:"last_verdict"`
+
+	// Match says, for a ranked search result, which field matched and shows
+	// the words around the match.
+	Match *Match `json:"match,omitempty"`
+}
+
+// Match names the field of an issue that a search matched, with an excerpt.
+type Match struct {
+	Field   string `json:"field"` // title, details, body or comments
+	Excerpt string `json:"excerpt"`
+}
+
+// Progress counts the finished steps of a plan; dropped steps count in
+// neither number.
+type Progress struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+// IssueDetail is an issue with everything that hangs off it, as GET
+// /api/issues/{id} returns it.
+type IssueDetail struct {
+	Issue
+	Comments       []*Comment     `json:"comments"`
+	Attachments    []*Attachment  `json:"attachments"`
+	Activity       []*Activity    `json:"activity"`
+	Children       []ChildInfo    `json:"children"`
+	MergedSources  []MergedSource `json:"merged_sources"`
+	ParentInfo     *ParentInfo    `json:"parent_info"`
+	Commands       []*Command     `json:"commands"`
+	RedirectedFrom string         `json:"redirected_from,omitempty"`
+}
+
+// ChildInfo is a child issue as its parent lists it.
+type ChildInfo struct {
+	ID       string   `json:"id"`
+	Title    string   `json:"title"`
+	Status   string   `json:"status"`
+	Kind     string   `json:"kind"`
+	Priority string   `json:"priority"`
+	Progress Progress `json:"plan_progress"`
+}
+
+// MergedSource is an issue merged into another one.
+type MergedSource struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	MergedAt string `json:"merged_at"`
+}
+
+// ParentInfo names the issue an issue is part of.
+type ParentInfo struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+}
+
+// Location says where in the game an issue can be seen. Command mirrors the
+// first of Commands, for games that read only one.
+type Location struct {
+	Command  string            `json:"command,omitempty"`
+	Commands []LocationCommand `json:"commands,omitempty"`
+	Seed     *int64            `json:"seed,omitempty"`
+	X        *float64          `json:"x,omitempty"`
+	Y        *float64          `json:"y,omitempty"`
+	Z        *float64          `json:"z,omitempty"`
+	Yaw      *float64          `json:"yaw,omitempty"`
+	Pitch    *float64          `json:"pitch,omitempty"`
+	Place    string            `json:"place,omitempty"`
+	Time     string            `json:"time,omitempty"`
+	Weather  string            `json:"weather,omitempty"`
+	Action   string            `json:"action,omitempty"`
+	Extra    map[string]any    `json:"extra,omitempty"`
+}
+
+// LocationCommand is one game command that takes the owner to one place.
+type LocationCommand struct {
+	Command string `json:"command"`
+	Label   string `json:"label,omitempty"`
+}
+
+// IsZero reports whether the location says nothing.
+func (l *Location) IsZero() bool {
+	return l.Command == "" && len(l.Commands) == 0 && l.Seed == nil && l.X == nil && l.Y == nil &&
+		l.Z == nil && l.Yaw == nil && l.Pitch == nil && l.Place == "" && l.Time == "" &&
+		l.Weather == "" && l.Action == "" && len(l.Extra) == 0
+}
+
+// HasCommand reports whether the location names at least one command (or an
+// action, for checks that are something to do rather than a place to go).
+func (l *Location) HasCommand() bool {
+	return len(l.Commands) > 0 || strings.TrimSpace(l.Command) != "" || strings.TrimSpace(l.Action) != ""
+}
+
+// SyncCommand makes Command equal the first entry of Commands, the invariant
+// the desk keeps for games that read only one command.
+func (l *Location) SyncCommand() {
+	if len(l.Commands) > 0 {
+		l.Command = l.Commands[0].Command
+	} else {
+		l.Command = ""
+	}
+}
+
+// SetFirstCommand replaces the first command, as a client that only knows
+// "command" expects; empty text removes the first entry.
+func (l *Location) SetFirstCommand(cmd string) {
+	cmd = strings.TrimSpace(cmd)
+	switch {
+	case cmd == "" && len(l.Commands) > 0:
+		l.Commands = l.Commands[1:]
+	case cmd == "":
+	case len(l.Commands) == 0:
+		l.Commands = []LocationCommand{{Command: cmd}}
+	default:
+		l.Commands[0].Command = cmd
+	}
+	l.SyncCommand()
+}
+
+// SeededCommands returns every command as the desk shows, copies and sends
+// it: with " seed N" added to the first /goto statement when the location
+// has a seed and that statement names none.
+func (l *Location) SeededCommands() []LocationCommand {
+	out := make([]LocationCommand, len(l.Commands))
+	for i, c := range l.Commands {
+		out[i] = LocationCommand{Command: SeedCommand(c.Command, l.Seed), Label: c.Label}
+	}
+	return out
+}
+
+var gotoStatement = regexp.MustCompile(`^\s*/goto\b`)
+var seedWord = regexp.MustCompile(`(?i)\bseed\b`)
+
+// SeedCommand adds " seed N" to the first /goto statement of cmd (statements
+// are separated by ';') unless it already names a seed. A /goto only lands
+// right in the same generated world.
+func SeedCommand(cmd string, seed *int64) string {
+	if seed == nil {
+		return cmd
+	}
+	parts := strings.Split(cmd, ";")
+	for i, p := range parts {
+		if gotoStatement.MatchString(p) {
+			if !seedWord.MatchString(p) {
+				trimmed := strings.TrimRight(p, " \t")
+				parts[i] = trimmed + " seed " + strconv.FormatInt(*seed, 10) + p[len(trimmed):]
+			}
+			break
+		}
+	}
+	return strings.Join(parts, ";")
+}
+
+// Counts are an issue list's facet counts. Each facet ignores its own filter,
+// so a chip shows what selecting it would give.
+type Counts struct {
+	Status    map[string]int `json:"status"`
+	Kind      map[string]int `json:"kind"`
+	Priority  map[string]int `json:"priority"`
+	Area      map[string]int `json:"area"`
+	Seed      map[string]int `json:"seed"`
+	Size      map[string]int `json:"size"`
+	Milestone map[string]int `json:"milestone"`
+	Merged    int            `json:"merged"`
+}
+
+// IssueList is one page of a project's issues with the facet counts of the
+// whole filtered set.
+type IssueList struct {
+	Project string      `json:"project"`
+	Total   int         `json:"total"`
+	Limit   int         `json:"limit"`
+	Offset  int         `json:"offset"`
+	Issues  []*Issue    `json:"issues"`
+	Counts  Counts      `json:"counts"`
+	Search  *SearchInfo `json:"search,omitempty"`
+	// Summary drops body and plan from every issue in the JSON form.
+	Summary bool `json:"-"`
+}
+
+// SearchInfo says how a search text matched: "ranked" (full-text, best first)
+// or "substring" (plain substrings, unranked).
+type SearchInfo struct {
+	Mode string `json:"mode"`
+}
+
+// summaryIssue hides body and plan: the shallower fields win over the
+// embedded ones in encoding/json.
+type summaryIssue struct {
+	*Issue
+	Body *struct{} `json:"body,omitempty"`
+	Plan *struct{} `json:"plan,omitempty"`
+}
+
+// MarshalJSON writes the list, in summary form when Summary is set.
+func (l *IssueList) MarshalJSON() ([]byte, error) {
+	type plain IssueList
+	if !l.Summary {
+		return json.Marshal((*plain)(l))
+	}
+	s := make([]summaryIssue, len(l.Issues))
+	for i, is := range l.Issues {
+		s[i].Issue = is
+	}
+	return json.Marshal(struct {
+		*plain
+		Issues []summaryIssue `json:"issues"`
+	}{(*plain)(l), s})
+}
+
+// IssueFilter selects and orders a project's issues. Slice fields hold
+// alternatives (any of them matches); empty means no filter.
+type IssueFilter struct {
+	Status      []string
+	Kind        []string
+	Priority    []string
+	Area        []string
+	Source      []string
+	Milestone   []string
+	Size        []string // S, M, L or "none"
+	Tag         string
+	Q           string // search text
+	BoostArea   string
+	Since       string // updated at or after
+	ExternalRef *string
+	Seed        *int64
+	Merged      bool // only issues merged into another
+	Sort        string
+	Limit       int
+	Offset      int
+	Summary     bool
+}
+
+// Default and largest page sizes of an issue list.
+const (
+	DefaultListLimit = 500
+	MaxListLimit     = 5000
+)
+
+var issueKey = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9]{0,7})-(\d{1,9})\s*$`)
+
+// ParseIssueKey splits "MG-12" (any case, surrounding space allowed) into its
+// upper-case prefix and number.
+func ParseIssueKey(s string) (prefix string, number int, err error) {
+	m := issueKey.FindStringSubmatch(s)
+	if m == nil {
+		return "", 0, Errorf(Invalid, "%q is not an issue id: write it like MG-12", s)
+	}
+	n, _ := strconv.Atoi(m[2])
+	return strings.ToUpper(m[1]), n, nil
+}
+
+// IssueKey joins a prefix and a number into an issue id.
+func IssueKey(prefix string, number int) string {
+	return prefix + "-" + strconv.Itoa(number)
+}

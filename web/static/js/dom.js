@@ -1,0 +1,86 @@
+// A few helpers for building DOM from script. Text always goes in as text
+// nodes, so nothing here can turn data into markup; and no style attribute
+// is ever written, which the page's Content Security Policy would refuse.
+
+/**
+ * Creates an element.
+ *   h('button', {class: 'primary', onclick: fn, 'aria-label': 'Close'}, 'Close')
+ * Props: class, text, dataset (object), on<event> handlers, hidden/disabled/
+ * checked/value/... as properties, anything else as attributes. Children are
+ * nodes, strings, numbers, arrays, or null/false (skipped).
+ */
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  if (props) {
+    for (const [key, value] of Object.entries(props)) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === 'class') el.className = value;
+      else if (key === 'text') el.textContent = value;
+      else if (key === 'dataset') Object.assign(el.dataset, value);
+      else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+      else if (key in PROPERTIES) el[key] = value;
+      else el.setAttribute(key, value === true ? '' : String(value));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+const PROPERTIES = { value: 1, checked: 1, disabled: 1, hidden: 1, selected: 1, indeterminate: 1, open: 1, htmlFor: 1 };
+
+function append(el, children) {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    if (Array.isArray(child)) append(el, child);
+    else el.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replaces an element's children. */
+export function replaceChildren(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** True when keys typed now belong to a text field, not to the desk's shortcuts. */
+export function isTyping(target) {
+  if (!target || !(target instanceof Element)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'SELECT') return true;
+  if (tag !== 'INPUT') return false;
+  return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color'].includes(target.type);
+}
+
+/** A <select> with options given as [value, label] pairs or plain values. */
+export function select(props, options, current) {
+  const el = h('select', props);
+  for (const opt of options) {
+    const [value, label] = Array.isArray(opt) ? opt : [opt, opt];
+    el.append(h('option', { value, selected: value === current }, label));
+  }
+  el.value = current ?? '';
+  return el;
+}
+
+/** Sets a boolean class. */
+export function toggleClass(el, name, on) {
+  el.classList.toggle(name, Boolean(on));
+}
+
+/** A small inline SVG icon from the sprite in index.html. */
+export function icon(name, label) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('class', `icon icon-${name}`);
+  if (label) {
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', label);
+  } else {
+    svg.setAttribute('aria-hidden', 'true');
+  }
+  const use = document.createElementNS('http://www.w3.org/2000/svg', 'use');
+  use.setAttribute('href', `#i-${name}`);
+  svg.append(use);
+  return svg;
+}

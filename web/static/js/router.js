@@ -1,0 +1,49 @@
+// Hash routes: #/<project>, #/<project>/<ISSUE-ID>, #/<project>/~handoff and
+// #/~agents. Everything else is the start page.
+
+/**
+ * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean}} Route
+ */
+
+const SLUG = /^[a-z0-9][a-z0-9-]{0,39}$/;
+const ISSUE_ID = /^[A-Za-z][A-Za-z0-9]{0,7}-\d{1,9}$/;
+
+/** Reads a location hash into a route. Unknown parts are ignored, never thrown on. */
+export function parseRoute(hash) {
+  const route = { project: null, issue: null, handoff: false, agents: false };
+  const parts = String(hash ?? '')
+    .replace(/^#\/?/, '')
+    .split('/')
+    .map((p) => {
+      try {
+        return decodeURIComponent(p);
+      } catch {
+        return '';
+      }
+    })
+    .filter(Boolean);
+  if (parts[0] === '~agents') {
+    route.agents = true;
+    return route;
+  }
+  if (!parts[0] || !SLUG.test(parts[0])) return route;
+  route.project = parts[0];
+  if (parts[1] === '~handoff') route.handoff = true;
+  else if (parts[1] && ISSUE_ID.test(parts[1])) route.issue = parts[1].toUpperCase();
+  return route;
+}
+
+/** Writes a route as a location hash. */
+export function formatRoute(route) {
+  if (route.agents) return '#/~agents';
+  if (!route.project) return '#/';
+  let hash = `#/${encodeURIComponent(route.project)}`;
+  if (route.handoff) hash += '/~handoff';
+  else if (route.issue) hash += `/${encodeURIComponent(route.issue)}`;
+  return hash;
+}
+
+/** Same route? Used to drop responses for a view the user has left. */
+export function sameRoute(a, b) {
+  return formatRoute(a) === formatRoute(b);
+}

@@ -296,3 +296,71 @@ func ParseIssueKey(s string) (prefix string, number int, err error) {
 func IssueKey(prefix string, number int) string {
 	return prefix + "-" + strconv.Itoa(number)
 }
+
+// Normalize checks a filter's values and fills its defaults: the sort
+// (relevance with a search text, triage without) and the page size.
+func (f *IssueFilter) Normalize() error {
+	lower := func(field string, vals []string, set []string) ([]string, error) {
+		out := make([]string, 0, len(vals))
+		for _, v := range vals {
+			v = strings.ToLower(strings.TrimSpace(v))
+			if v == "" {
+				continue
+			}
+			if err := checkEnum(field, v, set); err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	}
+	var err error
+	if f.Status, err = lower("status", f.Status, Statuses); err != nil {
+		return err
+	}
+	if f.Kind, err = lower("kind", f.Kind, Kinds); err != nil {
+		return err
+	}
+	if f.Priority, err = lower("priority", f.Priority, Priorities); err != nil {
+		return err
+	}
+	if f.Source, err = lower("source", f.Source, Sources); err != nil {
+		return err
+	}
+	sizes := make([]string, 0, len(f.Size))
+	for _, s := range f.Size {
+		s = strings.ToUpper(strings.TrimSpace(s))
+		if s == "NONE" || s == "-" {
+			s = ""
+		} else if !OneOf(s, Sizes) {
+			return Errorf(Invalid, "size: %q is not one of S, M, L, none", s)
+		}
+		sizes = append(sizes, s)
+	}
+	f.Size = sizes
+	if f.Since != "" {
+		t, err := ParseTime(f.Since)
+		if err != nil {
+			return Errorf(Invalid, "since: %s", ErrorMessage(err))
+		}
+		f.Since = FormatTime(t)
+	}
+	f.Sort = strings.ToLower(strings.TrimSpace(f.Sort))
+	if f.Sort == "" {
+		f.Sort = SortTriage
+		if strings.TrimSpace(f.Q) != "" {
+			f.Sort = SortRelevance
+		}
+	}
+	if err := checkEnum("sort", f.Sort, Sorts); err != nil {
+		return err
+	}
+	if f.Limit <= 0 {
+		f.Limit = DefaultListLimit
+	}
+	f.Limit = min(f.Limit, MaxListLimit)
+	if f.Offset < 0 {
+		return Errorf(Invalid, "offset: must not be negative")
+	}
+	return nil
+}

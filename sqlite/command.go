@@ -1,0 +1,188 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+
+	"desk"
+)
+
+const commandSelect = `SELECT c.id, p.slug, p.prefix, c.command, i.number, c.created_by, c.created_at, c.expires_at, c.delivered_at, c.client
+FROM commands c JOIN projects p ON p.id = c.project_id LEFT JOIN issues i ON i.id = c.issue_id `
+
+func (db *DB) scanCommand(s scanner) (*desk.Command, error) {
+	var c desk.Command
+	var prefix string
+	var num sql.NullInt64
+	var delivered, client sql.NullString
+	if err := s.Scan(&c.ID, &c.Project, &prefix, &c.Command, &num, &c.CreatedBy, &c.CreatedAt, &c.ExpiresAt, &delivered, &client); err != nil {
+		return nil, err
+	}
+	if num.Valid {
+		k := desk.IssueKey(prefix, int(num.Int64))
+		c.Issue = &k
+	}
+	if delivered.Valid {
+		c.DeliveredAt = &delivered.String
+	}
+	if client.Valid {
+		c.Client = &client.String
+	}
+	c.State = desk.CommandState(c.DeliveredAt, c.ExpiresAt, db.Now())
+	return &c, nil
+}
+
+// QueueCommand queues a command for the project's game: the text given, or
+// the issue's command number At (the first by default) with its world seed.
+func (db *DB) QueueCommand(ctx context.Context, slug string, in desk.CommandInput) (*desk.Command, error) {
+	in.Author = cleanActor(in.Author, desk.OwnerActor)
+	in.Command = strings.TrimSpace(in.Command)
+	if len(in.Command) > desk.MaxCommand {
+		return nil, desk.Errorf(desk.Invalid, "command: longer than %d characters", desk.MaxCommand)
+	}
+	var id int64
+	err := db.update(ctx, func(tx *Tx) error {
+		var p *projectRow
+		var r *row
+		var err error
+		if in.Issue != "" {
+			if r, _, err = resolve(ctx, tx, in.Issue); err != nil {
+				return err
+			}
+			if slug != "" && r.Project != slug {
+				return desk.Errorf(desk.Invalid, "issue: %s belongs to project %s, not %s", r.ID, r.Project, slug)
+			}
+			slug = r.Project
+		}
+		if p, err = projectBySlug(ctx, tx, slug); err != nil {
+			return err
+		}
+		if in.Command == "" {
+			if r == nil {
+				return desk.Errorf(desk.Invalid, "command: give the command text, or an issue whose command to send")
+			}
+			cmds := r.Location.SeededCommands()
+			if len(cmds) == 0 {
+				return desk.Errorf(desk.Invalid, "%s has no location command to send; add one with set_location", r.ID)
+			}
+			at := in.At
+			if at == 0 {
+				at = 1
+			}
+			if at < 1 || at > len(cmds) {
+				return desk.Errorf(desk.Invalid, "at: %s has commands 1 to %d", r.ID, len(cmds))
+			}
+			in.Command = cmds[at-1].Command
+		}
+		expires := desk.FormatTime(tx.now.Add(desk.CommandTTL))
+		var issueID any
+		if r != nil {
+			issueID = r.rowid
+		}
+		res, err := tx.exec(`INSERT INTO commands (project_id, issue_id, command, created_by, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
+			p.id, issueID, in.Command, in.Author, tx.ts, expires)
+		if err != nil {
+			return err
+		}
+		id, _ = res.LastInsertId()
+		if r != nil {
+			_, err = tx.activity(r, in.Author, desk.ActCommandSent, map[string]any{"command": in.Command, "command_id": id})
+			return err
+		}
+		return tx.projectChange(p.Slug, "command_sent", in.Author)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.Command(ctx, id)
+}
+
+// NextCommand hands the oldest pending command to client, once. The write
+// lock makes two games polling at the same moment get different commands.
+func (db *DB) NextCommand(ctx context.Context, slug, client string) (*desk.Command, error) {
+	client = cleanActor(client, "game")
+	var id int64
+	err := db.update(ctx, func(tx *Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		var issueID sql.NullInt64
+		var command string
+		err = tx.queryRow(`SELECT id, issue_id, command FROM commands WHERE project_id = ? AND delivered_at IS NULL AND expires_at > ?
+			ORDER BY id LIMIT 1`, p.id, tx.ts).Scan(&id, &issueID, &command)
+		if err == sql.ErrNoRows {
+			id = 0
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.exec(`UPDATE commands SET delivered_at = ?, client = ? WHERE id = ?`, tx.ts, client, id); err != nil {
+			return err
+		}
+		if issueID.Valid {
+			r, err := issueByRowID(ctx, tx, issueID.Int64)
+			if err != nil {
+				return err
+			}
+			_, err = tx.activity(r, client, desk.ActCommandDelivered, map[string]any{"command": command, "command_id": id, "client": client})
+			return err
+		}
+		return tx.projectChange(p.Slug, "command_delivered", client)
+	})
+	if err != nil || id == 0 {
+		return nil, err
+	}
+	return db.Command(ctx, id)
+}
+
+// Commands lists a project's recent commands, newest first.
+func (db *DB) Commands(ctx context.Context, slug string, limit int) ([]*desk.Command, error) {
+	if limit <= 0 {
+		limit = 20
+	}
+	limit = min(limit, 200)
+	var out []*desk.Command
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		out, err = db.queryCommands(ctx, tx, commandSelect+`WHERE c.project_id = ? ORDER BY c.id DESC LIMIT ?`, p.id, limit)
+		return err
+	})
+	return out, err
+}
+
+func (db *DB) queryCommands(ctx context.Context, q queryer, query string, args ...any) ([]*desk.Command, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := []*desk.Command{}
+	for rows.Next() {
+		c, err := db.scanCommand(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Command returns one command.
+func (db *DB) Command(ctx context.Context, id int64) (*desk.Command, error) {
+	c, err := db.scanCommand(db.read.QueryRowContext(ctx, commandSelect+`WHERE c.id = ?`, id))
+	if err == sql.ErrNoRows {
+		return nil, notFound("no command %d", id)
+	}
+	return c, err
+}
+
+// issueCommands returns the last ten commands sent for an issue.
+func (db *DB) issueCommands(ctx context.Context, q queryer, r *row) ([]*desk.Command, error) {
+	return db.queryCommands(ctx, q, commandSelect+`WHERE c.issue_id = ? ORDER BY c.id DESC LIMIT 10`, r.rowid)
+}

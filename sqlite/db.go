@@ -1,0 +1,219 @@
+// Package sqlite is desk's embedded store: one SQLite file in WAL mode in the
+// data folder, attachments beside it, every rule of the data model applied in
+// one transaction per write, and the change feed appended in that same
+// transaction.
+//
+// Several processes open the same folder at once (the server, CLI commands,
+// one MCP server per agent, hooks); SQLite's locking keeps them consistent
+// and the feed tells each what the others wrote.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"desk"
+
+	msqlite "modernc.org/sqlite"
+)
+
+// FileName is the database's file name inside the data folder.
+const FileName = "desk.sqlite"
+
+// DB is the store of one data folder. It implements desk.Service. A DB is
+// safe for concurrent use.
+type DB struct {
+	dir  string
+	path string
+
+	write *sql.DB // one connection: this process writes one transaction at a time
+	read  *sql.DB // a small pool of query-only connections
+
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+
+	index *issueIndex
+
+	mu      sync.Mutex
+	commits []chan struct{} // closed after every commit of this process
+}
+
+// Options tune Open.
+type Options struct {
+	// NoCreate refuses to create the data folder or the database: read-only
+	// commands and hooks never leave a desk behind where there was none.
+	NoCreate bool
+	// Readers is the size of the read pool (default 4).
+	Readers int
+	// CacheKiB is SQLite's page cache per connection (default 8 MiB for
+	// the write connection and 4 MiB per reader); small processes such as
+	// an MCP server or a hook lower it.
+	CacheKiB int
+}
+
+// ErrNoDesk is returned by Open with NoCreate when the folder holds no desk.
+var ErrNoDesk = errors.New("no desk in this folder")
+
+func init() {
+	// An os.File closed anywhere in this process (a backup reading the
+	// folder, say) must not strip SQLite's locks on the database; OFD locks
+	// survive it. Where they are unavailable SQLite keeps POSIX locks.
+	_, _ = msqlite.OFDLocking(true)
+	// fdatasync is as durable as fsync for a commit and often twice as fast.
+	_, _ = msqlite.Fdatasync(true)
+}
+
+// Open opens (creating unless o.NoCreate) the desk in folder dir and brings
+// its schema up to date.
+func Open(ctx context.Context, dir string, o Options) (*DB, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(abs, FileName)
+	if o.NoCreate {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("%w: %s", ErrNoDesk, abs)
+		}
+	} else if err := os.MkdirAll(abs, 0o700); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	if o.Readers <= 0 {
+		o.Readers = 4
+	}
+	db := &DB{dir: abs, path: path, Now: time.Now}
+	wcache, rcache := 8192, 4096
+	if o.CacheKiB > 0 {
+		wcache, rcache = o.CacheKiB, o.CacheKiB
+	}
+	if db.write, err = sql.Open("sqlite", dsn(path, false, wcache)); err != nil {
+		return nil, err
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxIdleTime(0)
+	if db.read, err = sql.Open("sqlite", dsn(path, true, rcache)); err != nil {
+		db.write.Close()
+		return nil, err
+	}
+	db.read.SetMaxOpenConns(o.Readers)
+	db.read.SetMaxIdleConns(o.Readers)
+	if err := db.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	db.index = newIssueIndex(db)
+	return db, nil
+}
+
+// dsn builds the connection string: WAL, foreign keys, a busy timeout long
+// enough to wait out any other process's write, writes that take the write
+// lock when they begin (so they never fail halfway on a lock upgrade).
+func dsn(path string, readOnly bool, cacheKiB int) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
+	q.Add("_pragma", "temp_store(MEMORY)")
+	if readOnly {
+		q.Add("_pragma", "query_only(1)")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Dir returns the data folder.
+func (db *DB) Dir() string { return db.dir }
+
+// Path returns the database file's path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes the database.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	if db.write != nil {
+		errs = append(errs, db.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Committed returns a channel that is closed after the next commit this
+// process makes, so a live view in the same process hears of it at once
+// instead of at its next poll.
+func (db *DB) Committed() <-chan struct{} {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	ch := make(chan struct{})
+	db.commits = append(db.commits, ch)
+	return ch
+}
+
+func (db *DB) signalCommit() {
+	db.mu.Lock()
+	chs := db.commits
+	db.commits = nil
+	db.mu.Unlock()
+	for _, ch := range chs {
+		close(ch)
+	}
+}
+
+// update runs fn in a write transaction and commits it, appending the feed
+// rows fn recorded. Every exported write goes through here.
+func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	tx := newTx(ctx, db, sqlTx)
+	if err := fn(tx); err != nil {
+		sqlTx.Rollback()
+		tx.rollbackFiles()
+		return err
+	}
+	if err := tx.finish(); err != nil {
+		sqlTx.Rollback()
+		tx.rollbackFiles()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		tx.rollbackFiles()
+		return fmt.Errorf("commit: %w", err)
+	}
+	tx.commitFiles()
+	db.signalCommit()
+	return nil
+}
+
+// view runs fn in a read transaction: every query in it sees one snapshot.
+func (db *DB) view(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// isUnique reports whether err is a UNIQUE constraint failure.
+func isUnique(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+func notFound(format string, args ...any) error {
+	return desk.Errorf(desk.NotFound, format, args...)
+}

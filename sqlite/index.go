@@ -1,0 +1,194 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+)
+
+// issueIndex keeps the list fields of every issue of the projects this
+// process has listed, in memory. Lists, facet counts and sorts are computed
+// from it in microseconds instead of scanning the table on every request.
+// It follows the change feed: every write names the issues it touched, so
+// before each read the index reloads just those rows, in the same snapshot
+// as the read. Rows are never changed in place, only replaced, so a list
+// can work on a copy of the slice without holding the lock.
+type issueIndex struct {
+	db *DB
+
+	mu       sync.Mutex
+	seq      int64 // the feed is applied up to here
+	loaded   bool  // seq is valid
+	projects map[int64]*projIndex
+	owner    map[int64]int64 // issue row id → project id, for loaded projects
+}
+
+type projIndex struct {
+	heads map[int64]*row
+	list  []*row // heads as a slice; nil when it must be rebuilt
+}
+
+// maxFeedCatchUp bounds how many feed rows the index applies one by one;
+// past it, reloading the projects is cheaper.
+const maxFeedCatchUp = 5000
+
+func newIssueIndex(db *DB) *issueIndex {
+	return &issueIndex{db: db, projects: map[int64]*projIndex{}, owner: map[int64]int64{}}
+}
+
+// snapshot returns the current list rows of a project as seen by q (a read
+// transaction), loading the project on first use.
+func (x *issueIndex) snapshot(ctx context.Context, q queryer, projectID int64) ([]*row, error) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	current, err := x.sync(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	p := x.projects[projectID]
+	if p == nil {
+		if p, err = x.load(ctx, q, projectID); err != nil {
+			return nil, err
+		}
+		// A snapshot older than the index cannot seed it: the feed rows
+		// between the two would never be applied to this project.
+		if current {
+			x.projects[projectID] = p
+			for id := range p.heads {
+				x.owner[id] = projectID
+			}
+		}
+	}
+	if p.list == nil {
+		p.list = make([]*row, 0, len(p.heads))
+		for _, r := range p.heads {
+			p.list = append(p.list, r)
+		}
+	}
+	return p.list, nil
+}
+
+// sync applies the feed rows written since the last read, up to what q's
+// snapshot shows. It reports whether the index now matches the snapshot
+// exactly (false when another reader already applied newer rows).
+func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
+	var last int64
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&last); err != nil {
+		return false, err
+	}
+	switch {
+	case !x.loaded || last-x.seq > maxFeedCatchUp:
+		// New, or far behind: start again from this snapshot.
+		x.projects, x.owner = map[int64]*projIndex{}, map[int64]int64{}
+		x.seq, x.loaded = last, true
+		return true, nil
+	case last < x.seq:
+		return false, nil
+	case last == x.seq:
+		return true, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT issue_id FROM changes WHERE seq > ? AND seq <= ? AND issue_id IS NOT NULL`, x.seq, last)
+	if err != nil {
+		return false, err
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return false, err
+		}
+		seen[id] = true
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	x.seq = last
+	if len(ids) == 0 {
+		return true, nil
+	}
+	// A child's change moves its parent's counters (kept by triggers, with
+	// no feed row of the parent's own): reload old and new parents too.
+	for _, id := range ids {
+		if pid, ok := x.owner[id]; ok {
+			if r := x.projects[pid].heads[id]; r != nil && r.parentID != 0 && !seen[r.parentID] {
+				seen[r.parentID] = true
+				ids = append(ids, r.parentID)
+			}
+		}
+	}
+	fresh, err := x.read(ctx, q, `WHERE i.id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
+	if err != nil {
+		return false, err
+	}
+	var parents []int64
+	for _, r := range fresh {
+		if r.parentID != 0 && !seen[r.parentID] {
+			seen[r.parentID] = true
+			parents = append(parents, r.parentID)
+		}
+	}
+	if len(parents) > 0 {
+		more, err := x.read(ctx, q, `WHERE i.id IN (SELECT value FROM json_each(?))`, jsonIDs(parents))
+		if err != nil {
+			return false, err
+		}
+		for id, r := range more {
+			fresh[id] = r
+		}
+		ids = append(ids, parents...)
+	}
+	for _, id := range ids {
+		r := fresh[id]
+		if old, ok := x.owner[id]; ok && (r == nil || r.projectID != old) {
+			p := x.projects[old]
+			delete(p.heads, id)
+			p.list = nil
+			delete(x.owner, id)
+		}
+		if r == nil {
+			continue
+		}
+		if p := x.projects[r.projectID]; p != nil {
+			p.heads[id] = r
+			p.list = nil
+			x.owner[id] = r.projectID
+		}
+	}
+	return true, nil
+}
+
+func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*projIndex, error) {
+	heads, err := x.read(ctx, q, `WHERE i.project_id = ?`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return &projIndex{heads: heads}, nil
+}
+
+func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...any) (map[int64]*row, error) {
+	rows, err := q.QueryContext(ctx, issueSelect(false)+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read issues: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]*row{}
+	for rows.Next() {
+		r, err := scanIssue(rows)
+		if err != nil {
+			return nil, err
+		}
+		r.Plan.Steps = nil
+		out[r.rowid] = r
+	}
+	return out, rows.Err()
+}
+
+func jsonIDs(ids []int64) string {
+	b, _ := json.Marshal(ids)
+	return string(b)
+}

@@ -1,0 +1,349 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sort"
+	"strconv"
+	"strings"
+
+	"desk"
+)
+
+// Issues lists a project's issues: filtered, sorted and paged in memory from
+// the issue index, with facet counts where each facet ignores its own filter.
+func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*desk.IssueList, error) {
+	if err := f.Normalize(); err != nil {
+		return nil, err
+	}
+	var out *desk.IssueList
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		heads, err := db.index.snapshot(ctx, tx, p.id)
+		if err != nil {
+			return err
+		}
+		out, err = db.list(ctx, tx, p, heads, &f)
+		return err
+	})
+	return out, err
+}
+
+// facet indexes of the counts.
+const (
+	fStatus = iota
+	fKind
+	fPriority
+	fArea
+	fSeed
+	fSize
+	fMilestone
+	fMerged
+	nFacets
+)
+
+func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row, f *desk.IssueFilter) (*desk.IssueList, error) {
+	l := &desk.IssueList{Project: p.Slug, Limit: f.Limit, Offset: f.Offset, Summary: f.Summary, Issues: []*desk.Issue{}}
+	terms := desk.ParseSearch(f.Q)
+	var sr *searchResult
+	if len(terms) > 0 {
+		var err error
+		if sr, err = db.search(ctx, tx, heads, terms, func(r *row) bool { return passesPlain(r, f) && passesFacets(r, f) == allFacets }); err != nil {
+			return nil, err
+		}
+		l.Search = &desk.SearchInfo{Mode: sr.mode}
+	}
+
+	counts := newCounts()
+	areaNames, mileNames := map[string]string{}, map[string]string{}
+	var hits []*row
+	for _, r := range heads {
+		if !passesPlain(r, f) || (sr != nil && !sr.ids[r.rowid]) {
+			continue
+		}
+		ok := passesFacets(r, f)
+		if ok == allFacets {
+			hits = append(hits, r)
+		}
+		for i := 0; i < nFacets; i++ {
+			// A row counts in facet i when it passes every filter but i's
+			// own (the merged count also ignores the status filter).
+			need := allFacets &^ (1 << i)
+			if i == fMerged {
+				need &^= 1 << fStatus
+			}
+			if ok&need != need {
+				continue
+			}
+			switch i {
+			case fStatus:
+				counts.Status[r.Status]++
+			case fKind:
+				counts.Kind[r.Kind]++
+			case fPriority:
+				counts.Priority[r.Priority]++
+			case fArea:
+				if r.Area != "" {
+					counts.Area[canonical(areaNames, r.Area)]++
+				}
+			case fSeed:
+				if r.seed != nil {
+					counts.Seed[strconv.FormatInt(*r.seed, 10)]++
+				}
+			case fSize:
+				counts.Size[sizeKey(r.Size)]++
+			case fMilestone:
+				if r.Milestone != "" {
+					counts.Milestone[canonical(mileNames, r.Milestone)]++
+				}
+			case fMerged:
+				if r.mergedID != 0 {
+					counts.Merged++
+				}
+			}
+		}
+	}
+	l.Counts = counts
+	l.Total = len(hits)
+	sortRows(hits, f, sr)
+	end := min(f.Offset+f.Limit, len(hits))
+	if f.Offset < len(hits) {
+		hits = hits[f.Offset:end]
+	} else {
+		hits = nil
+	}
+	page := make([]*desk.Issue, len(hits))
+	byID := make(map[int64]*desk.Issue, len(hits))
+	for i, r := range hits {
+		is := r.Issue // a copy: the index's rows are shared
+		page[i] = &is
+		byID[r.rowid] = &is
+	}
+	if !f.Summary && len(hits) > 0 {
+		if err := fillText(ctx, tx, byID); err != nil {
+			return nil, err
+		}
+	}
+	if sr != nil && sr.mode == searchRanked && len(hits) > 0 {
+		if err := db.excerpts(ctx, tx, sr, byID); err != nil {
+			return nil, err
+		}
+	}
+	l.Issues = page
+	return l, nil
+}
+
+func newCounts() desk.Counts {
+	return desk.Counts{
+		Status: emptyCounts(desk.Statuses), Kind: emptyCounts(desk.Kinds), Priority: emptyCounts(desk.Priorities),
+		Area: map[string]int{}, Seed: map[string]int{}, Size: map[string]int{}, Milestone: map[string]int{},
+	}
+}
+
+// canonical folds case variants of a free-text value into the first
+// spelling seen.
+func canonical(names map[string]string, v string) string {
+	k := strings.ToLower(v)
+	if c, ok := names[k]; ok {
+		return c
+	}
+	names[k] = v
+	return v
+}
+
+func sizeKey(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// passesPlain applies the filters that have no facet.
+func passesPlain(r *row, f *desk.IssueFilter) bool {
+	if len(f.Source) > 0 && !desk.OneOf(r.Source, f.Source) {
+		return false
+	}
+	if f.Since != "" && r.UpdatedAt < f.Since {
+		return false
+	}
+	if f.ExternalRef != nil && r.ExternalRef != *f.ExternalRef {
+		return false
+	}
+	if f.Tag != "" {
+		found := false
+		for _, t := range r.Tags {
+			if strings.EqualFold(t, f.Tag) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+const allFacets = 1<<nFacets - 1
+
+// passesFacets returns a bit per facet filter the row passes.
+func passesFacets(r *row, f *desk.IssueFilter) int {
+	ok := 0
+	set := func(i int, pass bool) {
+		if pass {
+			ok |= 1 << i
+		}
+	}
+	set(fStatus, len(f.Status) == 0 || desk.OneOf(r.Status, f.Status))
+	set(fKind, len(f.Kind) == 0 || desk.OneOf(r.Kind, f.Kind))
+	set(fPriority, len(f.Priority) == 0 || desk.OneOf(r.Priority, f.Priority))
+	set(fArea, len(f.Area) == 0 || oneOfFold(r.Area, f.Area))
+	set(fSeed, f.Seed == nil || (r.seed != nil && *r.seed == *f.Seed))
+	set(fSize, len(f.Size) == 0 || desk.OneOf(r.Size, f.Size))
+	set(fMilestone, len(f.Milestone) == 0 || oneOfFold(r.Milestone, f.Milestone))
+	set(fMerged, (r.mergedID != 0) == f.Merged)
+	return ok
+}
+
+func oneOfFold(v string, set []string) bool {
+	for _, s := range set {
+		if strings.EqualFold(strings.TrimSpace(s), v) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	triageRank   = rankOf(desk.TriageOrder)
+	priorityRank = rankOf(desk.Priorities)
+	sizeRank     = map[string]int{"S": 0, "M": 1, "L": 2, "": 3}
+)
+
+func rankOf(list []string) map[string]int {
+	m := make(map[string]int, len(list))
+	for i, s := range list {
+		m[s] = i
+	}
+	return m
+}
+
+// sortRows orders rows by the filter's sort; every order ends on the number
+// so that pages never overlap.
+func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult) {
+	cmpStr := func(a, b string) int { return strings.Compare(a, b) }
+	var less func(a, b *row) int
+	switch f.Sort {
+	case desk.SortUpdated:
+		less = func(a, b *row) int { return -cmpStr(a.UpdatedAt, b.UpdatedAt) }
+	case desk.SortCreated:
+		less = func(a, b *row) int { return -cmpStr(a.CreatedAt, b.CreatedAt) }
+	case desk.SortOldest:
+		less = func(a, b *row) int {
+			if c := cmpStr(a.CreatedAt, b.CreatedAt); c != 0 {
+				return c
+			}
+			return a.Number - b.Number
+		}
+	case desk.SortPriority:
+		less = func(a, b *row) int {
+			if c := priorityRank[a.Priority] - priorityRank[b.Priority]; c != 0 {
+				return c
+			}
+			return -cmpStr(a.UpdatedAt, b.UpdatedAt)
+		}
+	case desk.SortNumber:
+		less = func(a, b *row) int { return 0 }
+	case desk.SortBacklog:
+		less = func(a, b *row) int {
+			if c := priorityRank[a.Priority] - priorityRank[b.Priority]; c != 0 {
+				return c
+			}
+			if c := sizeRank[a.Size] - sizeRank[b.Size]; c != 0 {
+				return c
+			}
+			if (a.Area == "") != (b.Area == "") {
+				if a.Area == "" {
+					return 1
+				}
+				return -1
+			}
+			if c := cmpStr(strings.ToLower(a.Area), strings.ToLower(b.Area)); c != 0 {
+				return c
+			}
+			return a.Number - b.Number
+		}
+	case desk.SortRelevance:
+		if sr != nil && sr.mode == searchRanked {
+			boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
+			less = func(a, b *row) int {
+				if boost != "" {
+					ab, bb := strings.ToLower(a.Area) == boost, strings.ToLower(b.Area) == boost
+					if ab != bb {
+						if ab {
+							return -1
+						}
+						return 1
+					}
+				}
+				sa, sb := sr.score[a.rowid], sr.score[b.rowid]
+				if sa != sb {
+					if sa > sb {
+						return -1
+					}
+					return 1
+				}
+				return -cmpStr(a.UpdatedAt, b.UpdatedAt)
+			}
+			break
+		}
+		fallthrough
+	default: // triage
+		less = func(a, b *row) int {
+			if c := triageRank[a.Status] - triageRank[b.Status]; c != 0 {
+				return c
+			}
+			if c := priorityRank[a.Priority] - priorityRank[b.Priority]; c != 0 {
+				return c
+			}
+			return -cmpStr(a.UpdatedAt, b.UpdatedAt)
+		}
+	}
+	sort.Slice(rows, func(i, j int) bool {
+		if c := less(rows[i], rows[j]); c != 0 {
+			return c < 0
+		}
+		if f.Sort == desk.SortOldest || f.Sort == desk.SortBacklog {
+			return rows[i].Number < rows[j].Number
+		}
+		return rows[i].Number > rows[j].Number
+	})
+}
+
+// fillText reads the body and plan of the issues of a page.
+func fillText(ctx context.Context, tx *sql.Tx, byID map[int64]*desk.Issue) error {
+	ids := make([]int64, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, body, plan FROM issues WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var body, plan string
+		if err := rows.Scan(&id, &body, &plan); err != nil {
+			return err
+		}
+		if is := byID[id]; is != nil {
+			is.Body = body
+			is.Plan = decodePlan(plan)
+		}
+	}
+	return rows.Err()
+}

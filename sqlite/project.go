@@ -1,0 +1,281 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+
+	"desk"
+)
+
+// Projects lists every project by name with its status counts.
+func (db *DB) Projects(ctx context.Context) ([]*desk.Project, error) {
+	var out []*desk.Project
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, projectSelect+`ORDER BY name COLLATE NOCASE, slug`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		byID := map[int64]*desk.Project{}
+		for rows.Next() {
+			p, err := scanProject(rows)
+			if err != nil {
+				return err
+			}
+			p.Counts = emptyCounts(desk.Statuses)
+			out = append(out, &p.Project)
+			byID[p.id] = &p.Project
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		counts, err := tx.QueryContext(ctx, `SELECT project_id, status, count(*) FROM issues WHERE merged_into IS NULL GROUP BY project_id, status`)
+		if err != nil {
+			return err
+		}
+		defer counts.Close()
+		for counts.Next() {
+			var id int64
+			var status string
+			var n int
+			if err := counts.Scan(&id, &status, &n); err != nil {
+				return err
+			}
+			if p := byID[id]; p != nil {
+				p.Counts[status] = n
+			}
+		}
+		return counts.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	if out == nil {
+		out = []*desk.Project{}
+	}
+	return out, nil
+}
+
+// Project returns a project with its overview.
+func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, error) {
+	var d *desk.ProjectDetail
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		d = &desk.ProjectDetail{Project: p.Project, Areas: []string{}, Tags: []string{}}
+		d.Counts = emptyCounts(desk.Statuses)
+		rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM issues WHERE project_id = ? AND merged_into IS NULL GROUP BY status`, p.id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s string
+			var n int
+			if err := rows.Scan(&s, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			d.Counts[s] = n
+		}
+		rows.Close()
+		if d.Areas, err = rankedValues(ctx, tx, `SELECT area, count(*) FROM issues WHERE project_id = ? AND area != '' AND merged_into IS NULL GROUP BY area COLLATE NOCASE`, p.id); err != nil {
+			return err
+		}
+		if d.Tags, err = rankedValues(ctx, tx, `SELECT t.value, count(*) FROM issues i, json_each(i.tags) t WHERE i.project_id = ? AND i.merged_into IS NULL GROUP BY t.value COLLATE NOCASE`, p.id); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(updated_at) FROM issues WHERE project_id = ?1), ''),
+			coalesce((SELECT max(coalesce(delivered_at, created_at)) FROM commands WHERE project_id = ?1), ''),
+			coalesce((SELECT max(created_at) FROM handoffs WHERE project_id = ?1), ''),
+			?2)`, p.id, p.CreatedAt).Scan(&d.LastChange)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+func rankedValues(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type vc struct {
+		v string
+		n int
+	}
+	var vs []vc
+	for rows.Next() {
+		var x vc
+		if err := rows.Scan(&x.v, &x.n); err != nil {
+			return nil, err
+		}
+		vs = append(vs, x)
+	}
+	sort.SliceStable(vs, func(i, j int) bool {
+		if vs[i].n != vs[j].n {
+			return vs[i].n > vs[j].n
+		}
+		return vs[i].v < vs[j].v
+	})
+	out := make([]string, len(vs))
+	for i, x := range vs {
+		out[i] = x.v
+	}
+	return out, rows.Err()
+}
+
+func emptyCounts(keys []string) map[string]int {
+	m := make(map[string]int, len(keys))
+	for _, k := range keys {
+		m[k] = 0
+	}
+	return m
+}
+
+// CreateProject adds a project.
+func (db *DB) CreateProject(ctx context.Context, np desk.NewProject, actor string) (*desk.Project, error) {
+	if err := np.Normalize(); err != nil {
+		return nil, err
+	}
+	var out *desk.Project
+	err := db.update(ctx, func(tx *Tx) error {
+		var n int
+		if err := tx.queryRow(`SELECT count(*) FROM projects WHERE slug = ?`, np.Slug).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return desk.Errorf(desk.Conflict, "a project %q exists already", np.Slug)
+		}
+		if err := tx.queryRow(`SELECT count(*) FROM projects WHERE prefix = ?`, np.Prefix).Scan(&n); err != nil {
+			return err
+		}
+		if n > 0 {
+			return desk.Errorf(desk.Conflict, "prefix %s is taken by another project; choose another with --prefix", np.Prefix)
+		}
+		if _, err := tx.exec(`INSERT INTO projects (slug, name, prefix, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`,
+			np.Slug, np.Name, np.Prefix, tx.ts, tx.ts); err != nil {
+			if isUnique(err) {
+				return desk.Errorf(desk.Conflict, "a project %q or prefix %s exists already", np.Slug, np.Prefix)
+			}
+			return err
+		}
+		if err := tx.projectChange(np.Slug, "project_created", actor); err != nil {
+			return err
+		}
+		p, err := projectBySlug(ctx, tx, np.Slug)
+		if err != nil {
+			return err
+		}
+		p.Counts = emptyCounts(desk.Statuses)
+		out = &p.Project
+		return nil
+	})
+	return out, err
+}
+
+// UpdateProject changes a project's settings.
+func (db *DB) UpdateProject(ctx context.Context, slug string, u desk.ProjectUpdate, actor string) (*desk.Project, error) {
+	var out *desk.Project
+	err := db.update(ctx, func(tx *Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		if u.Name != nil {
+			name := desk.CollapseSpace(*u.Name)
+			if name == "" || len(name) > desk.MaxName {
+				return desk.Errorf(desk.Invalid, "name: must be 1 to %d characters", desk.MaxName)
+			}
+			p.Name = name
+		}
+		if u.DefaultSeed != nil {
+			p.DefaultSeed = *u.DefaultSeed
+		}
+		if u.Notify != nil {
+			p.Notify = u.Notify.Apply(p.Notify)
+		}
+		var lead any
+		if p.Lead != nil {
+			lead = *p.Lead
+		}
+		if u.Lead != nil {
+			lead = nil
+			if *u.Lead != nil {
+				l, err := desk.ValidLead(**u.Lead)
+				if err != nil {
+					return err
+				}
+				if l != "" {
+					lead = l
+				}
+			}
+		}
+		if _, err := tx.exec(`UPDATE projects SET name = ?, default_seed = ?, notify = ?, lead = ?, updated_at = ? WHERE id = ?`,
+			p.Name, p.DefaultSeed, jsonText(p.Notify), lead, tx.ts, p.id); err != nil {
+			return err
+		}
+		if err := tx.projectChange(p.Slug, "project_updated", actor); err != nil {
+			return err
+		}
+		np, err := projectByID(ctx, tx, p.id)
+		if err != nil {
+			return err
+		}
+		out = &np.Project
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// BackfillSeed gives the default seed to agent issues and checks without one.
+func (db *DB) BackfillSeed(ctx context.Context, slug, actor string) (int, error) {
+	var n int
+	err := db.update(ctx, func(tx *Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		if p.DefaultSeed == nil {
+			return desk.Errorf(desk.Invalid, "project %s has no default seed: set one with --default-seed first", p.Slug)
+		}
+		rows, err := tx.QueryContext(ctx, issueSelect(true)+`WHERE i.project_id = ? AND i.seed IS NULL AND (i.source = 'agent' OR i.kind = 'check')`, p.id)
+		if err != nil {
+			return err
+		}
+		var targets []*row
+		for rows.Next() {
+			r, err := scanIssue(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			targets = append(targets, r)
+		}
+		rows.Close()
+		for _, r := range targets {
+			loc := r.Location
+			loc.Seed = p.DefaultSeed
+			if err := tx.saveLocation(r, loc); err != nil {
+				return err
+			}
+			if _, err := tx.activity(r, actor, desk.ActEdited, map[string]any{
+				"fields": []string{"seed"}, "changes": map[string]any{"seed": map[string]any{"from": nil, "to": *p.DefaultSeed}},
+			}); err != nil {
+				return err
+			}
+		}
+		n = len(targets)
+		return nil
+	})
+	return n, err
+}

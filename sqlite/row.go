@@ -1,0 +1,218 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"desk"
+)
+
+// row is an issue as stored: the domain issue plus the row ids that the
+// domain names by key.
+type row struct {
+	desk.Issue
+	rowid     int64
+	projectID int64
+	prefix    string
+	parentID  int64 // 0: none
+	mergedID  int64 // 0: not merged
+	seed      *int64
+}
+
+// issueSelect reads issues with their project, parent and merge target
+// keys; a query appends its WHERE clause. With text false the body and the
+// plan's steps are left out, for lists.
+func issueSelect(text bool) string {
+	bodyPlan := "'', '{}'"
+	if text {
+		bodyPlan = "i.body, i.plan"
+	}
+	return `SELECT i.id, i.project_id, p.slug, p.prefix, i.number, i.title, ` + bodyPlan + `, i.kind, i.status,
+	i.priority, i.area, i.tags, i.location, i.seed, i.source, i.external_ref, i.size, i.milestone, i.build,
+	i.plan_done, i.plan_total, i.parent_id, par.number, i.merged_into, mi.number, i.child_count, i.child_done,
+	i.comment_count, i.attachment_count, i.last_verdict, i.created_at, i.updated_at, i.closed_at
+FROM issues i JOIN projects p ON p.id = i.project_id
+LEFT JOIN issues par ON par.id = i.parent_id
+LEFT JOIN issues mi ON mi.id = i.merged_into `
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanIssue(s scanner) (*row, error) {
+	var (
+		r                          row
+		tags, loc, plan            string
+		build, lastVerdict, closed sql.NullString
+		parentID, parentNum        sql.NullInt64
+		mergedID, mergedNum, seed  sql.NullInt64
+	)
+	err := s.Scan(&r.rowid, &r.projectID, &r.Project, &r.prefix, &r.Number, &r.Title, &r.Body, &plan, &r.Kind, &r.Status,
+		&r.Priority, &r.Area, &tags, &loc, &seed, &r.Source, &r.ExternalRef, &r.Size, &r.Milestone, &build,
+		&r.Progress.Done, &r.Progress.Total, &parentID, &parentNum, &mergedID, &mergedNum, &r.ChildCount, &r.ChildDone,
+		&r.CommentCount, &r.AttachmentCount, &lastVerdict, &r.CreatedAt, &r.UpdatedAt, &closed)
+	if err != nil {
+		return nil, err
+	}
+	r.ID = desk.IssueKey(r.prefix, r.Number)
+	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil || r.Tags == nil {
+		r.Tags = []string{}
+	}
+	if err := json.Unmarshal([]byte(loc), &r.Location); err != nil {
+		r.Location = desk.Location{}
+	}
+	r.Plan = decodePlan(plan)
+	if build.Valid {
+		var b desk.BuildRef
+		if json.Unmarshal([]byte(build.String), &b) == nil {
+			r.Build = &b
+		}
+	}
+	if lastVerdict.Valid {
+		r.LastVerdict = &lastVerdict.String
+	}
+	if closed.Valid {
+		r.ClosedAt = &closed.String
+	}
+	if parentID.Valid {
+		r.parentID = parentID.Int64
+		k := desk.IssueKey(r.prefix, int(parentNum.Int64))
+		r.Parent = &k
+	}
+	if mergedID.Valid {
+		r.mergedID = mergedID.Int64
+		k := desk.IssueKey(r.prefix, int(mergedNum.Int64))
+		r.MergedInto = &k
+	}
+	if seed.Valid {
+		r.seed = &seed.Int64
+	}
+	return &r, nil
+}
+
+// queryer is what reads need: a read transaction or a write one.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// issueByKey reads an issue by its key ("MG-12"), with body and plan.
+func issueByKey(ctx context.Context, q queryer, key string) (*row, error) {
+	prefix, number, err := desk.ParseIssueKey(key)
+	if err != nil {
+		return nil, err
+	}
+	r, err := scanIssue(q.QueryRowContext(ctx, issueSelect(true)+`WHERE p.prefix = ? AND i.number = ?`, prefix, number))
+	if err == sql.ErrNoRows {
+		return nil, notFound("no issue %s", desk.IssueKey(prefix, number))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read issue %s: %w", key, err)
+	}
+	return r, nil
+}
+
+// issueByRowID reads an issue by its row id.
+func issueByRowID(ctx context.Context, q queryer, id int64) (*row, error) {
+	r, err := scanIssue(q.QueryRowContext(ctx, issueSelect(true)+`WHERE i.id = ?`, id))
+	if err == sql.ErrNoRows {
+		return nil, notFound("no issue with row %d", id)
+	}
+	return r, err
+}
+
+// resolve reads an issue by key and follows merges to the issue that holds
+// it now; from is the key asked for when it was merged, else "".
+func resolve(ctx context.Context, q queryer, key string) (r *row, from string, err error) {
+	r, err = issueByKey(ctx, q, key)
+	if err != nil {
+		return nil, "", err
+	}
+	for hops := 0; r.mergedID != 0 && hops < 20; hops++ {
+		if from == "" {
+			from = r.ID
+		}
+		if r, err = issueByRowID(ctx, q, r.mergedID); err != nil {
+			return nil, "", err
+		}
+	}
+	return r, from, nil
+}
+
+// projectRow is a project as stored.
+type projectRow struct {
+	desk.Project
+	id         int64
+	nextNumber int
+}
+
+const projectSelect = `SELECT id, slug, name, prefix, next_number, default_seed, notify, lead, build, builds_count,
+	builds_enabled, created_at FROM projects `
+
+func scanProject(s scanner) (*projectRow, error) {
+	var (
+		p           projectRow
+		seed        sql.NullInt64
+		notify      string
+		lead, build sql.NullString
+		count       int
+	)
+	if err := s.Scan(&p.id, &p.Slug, &p.Name, &p.Prefix, &p.nextNumber, &seed, &notify, &lead, &build, &count,
+		&p.BuildsEnabled, &p.CreatedAt); err != nil {
+		return nil, err
+	}
+	p.IssueCount = p.nextNumber - 1
+	if seed.Valid {
+		p.DefaultSeed = &seed.Int64
+	}
+	p.Notify = desk.DefaultNotify
+	_ = json.Unmarshal([]byte(notify), &p.Notify)
+	if lead.Valid && lead.String != "" {
+		p.Lead = &lead.String
+	}
+	if build.Valid && build.String != "" {
+		var b desk.Build
+		if json.Unmarshal([]byte(build.String), &b) == nil {
+			p.Build = &b
+		}
+	}
+	return &p, nil
+}
+
+func projectBySlug(ctx context.Context, q queryer, slug string) (*projectRow, error) {
+	p, err := scanProject(q.QueryRowContext(ctx, projectSelect+`WHERE slug = ?`, strings.TrimSpace(slug)))
+	if err == sql.ErrNoRows {
+		return nil, notFound("no project %q: list them with desk projects, or create it with desk new-project", slug)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read project %s: %w", slug, err)
+	}
+	return p, nil
+}
+
+func projectByID(ctx context.Context, q queryer, id int64) (*projectRow, error) {
+	p, err := scanProject(q.QueryRowContext(ctx, projectSelect+`WHERE id = ?`, id))
+	if err != nil {
+		return nil, fmt.Errorf("read project %d: %w", id, err)
+	}
+	return p, nil
+}
+
+// key returns the key of the issue with the given number in r's project.
+func (r *row) key(number int64) string { return desk.IssueKey(r.prefix, int(number)) }
+
+func jsonText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only domain values with plain fields are stored
+	}
+	return string(b)
+}
+
+func decodePlan(text string) desk.Plan {
+	var p desk.Plan
+	_ = json.Unmarshal([]byte(text), &p)
+	return p
+}

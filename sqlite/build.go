@@ -136,4 +136,3 @@ func (db *DB) ClearBuild(ctx context.Context, slug string, off bool, actor strin
 	})
 	return st, err
 }
-

@@ -1,0 +1,51 @@
+package agentcli_test
+
+import (
+	"strings"
+	"testing"
+
+	"desk/internal/agentcli"
+	"desk/internal/mockmodel"
+)
+
+func TestCodexCallsMCPToolInNamespace(t *testing.T) {
+	t.Parallel()
+	text := uniqueText(t, "codex-echo")
+	mock := mockmodel.New(t, echoScript(text))
+	codex := agentcli.NewCodex(t, mock.URL())
+	srv, marker := echoServer(t)
+	codex.AddMCPServer("echo-srv", srv)
+
+	res := codex.Prompt("please echo something").Must(t)
+
+	assertEchoRan(t, mock, marker, text, res)
+	call := mock.Find(func(r *mockmodel.Request) bool { return r.Answer != nil && r.Answer.CallID != "" })
+	// Codex spells the server's hyphen as an underscore in the namespace.
+	if call == nil || call.Answer.CallName != "mcp__echo_srv__echo" {
+		t.Errorf("mock's call = %+v, want the namespace tool mcp__echo_srv / echo", call)
+	}
+}
+
+func TestCodexSessionStartHookContextReachesModel(t *testing.T) {
+	t.Parallel()
+	ctxText := uniqueText(t, "DESK_CONTEXT")
+	mock := mockmodel.New(t, nil)
+	codex := agentcli.NewCodex(t, mock.URL())
+	codex.AddHook("SessionStart", agentcli.Hook{Command: sessionStartHook(t, ctxText)})
+
+	res := codex.Prompt("hello").Must(t)
+
+	if !strings.Contains(res.Stdout, "MOCK_OK") {
+		t.Errorf("stdout lacks the mock's answer; run:\n%s", res)
+	}
+	req := mock.Find(func(r *mockmodel.Request) bool { return r.View != nil && !r.View.Side })
+	if req == nil {
+		t.Fatalf("no model turn reached the mock; run:\n%s", res)
+	}
+	if !strings.Contains(req.View.ContextText(), ctxText) {
+		t.Errorf("hook context %q is not in the model's context:\n%s", ctxText, req.View.ContextText())
+	}
+	if req.View.LastUserText != "hello" {
+		t.Errorf("last user text = %q, want the prompt", req.View.LastUserText)
+	}
+}

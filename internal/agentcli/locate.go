@@ -1,0 +1,139 @@
+// Package agentcli runs the real agent CLIs (Claude Code, Codex, opencode)
+// in tests: it finds the copies that scripts/agent-clis.sh installed, builds
+// a fully isolated home for each run that points the CLI at a mock model
+// (see internal/mockmodel), and runs the CLI headless or in a PTY.
+//
+// When the CLIs are not installed, tests that need them are skipped with a
+// loud message, or fail when the CI environment variable is set, so that a
+// CI run can never pass without having driven the real clients.
+package agentcli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// InstallScript is the script that installs the pinned CLIs, relative to
+// the repository root.
+const InstallScript = "scripts/agent-clis.sh"
+
+// stampFile is written by the install script after a verified install.
+const stampFile = ".stamp"
+
+// The CLIs this package can find, by their command names.
+const (
+	claudeName   = "claude"
+	codexName    = "codex"
+	opencodeName = "opencode"
+)
+
+// ClaudePath returns the installed claude executable, or skips (fails under
+// CI) the test when it is missing.
+func ClaudePath(t testing.TB) string { t.Helper(); return mustFind(t, claudeName) }
+
+// CodexPath returns the installed codex executable, or skips (fails under
+// CI) the test when it is missing.
+func CodexPath(t testing.TB) string { t.Helper(); return mustFind(t, codexName) }
+
+// OpencodePath returns the installed opencode executable, or skips (fails
+// under CI) the test when it is missing.
+func OpencodePath(t testing.TB) string { t.Helper(); return mustFind(t, opencodeName) }
+
+// InstallDir is where scripts/agent-clis.sh installs the CLIs:
+// $DESK_AGENT_CLIS if set, else <repo>/.cache/agent-clis.
+func InstallDir() (string, error) {
+	if d := os.Getenv("DESK_AGENT_CLIS"); d != "" {
+		return filepath.Abs(d)
+	}
+	root, err := RepoRoot()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(root, ".cache", "agent-clis"), nil
+}
+
+// RepoRoot finds the root of the desk module by walking up from the working
+// directory, which go test sets to the package being tested.
+func RepoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if isDeskModule(filepath.Join(dir, "go.mod")) {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("agentcli: no go.mod of module desk above the working directory")
+		}
+		dir = parent
+	}
+}
+
+func isDeskModule(gomod string) bool {
+	f, err := os.Open(gomod)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, "module ") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "module ")) == "desk"
+		}
+	}
+	return false
+}
+
+// Find returns the path of an installed CLI ("claude", "codex" or
+// "opencode") without involving a test.
+func Find(name string) (string, error) {
+	dir, err := InstallDir()
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, stampFile)); err != nil {
+		return "", fmt.Errorf("no finished install in %s", dir)
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin", name)
+	info, err := os.Stat(bin)
+	if err != nil {
+		return "", fmt.Errorf("%s is missing from %s", name, dir)
+	}
+	if info.Mode()&0o111 == 0 {
+		return "", fmt.Errorf("%s is not executable", bin)
+	}
+	return bin, nil
+}
+
+// announce prints the skip banner once per test binary, so that even a
+// quiet go test run shows it in its output when run with -v or on failure.
+var announce sync.Once
+
+func mustFind(t testing.TB, name string) string {
+	t.Helper()
+	bin, err := Find(name)
+	if err == nil {
+		return bin
+	}
+	how := fmt.Sprintf("run %s (installs into $DESK_AGENT_CLIS or <repo>/.cache/agent-clis)", InstallScript)
+	if os.Getenv("CI") != "" {
+		t.Fatalf("agentcli: the real %s CLI is required under CI but %v; %s first", name, err, how)
+	}
+	banner := fmt.Sprintf("\n"+
+		"!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"+
+		"!!! REAL AGENT CLI TESTS DID NOT RUN: %s is not installed (%v).\n"+
+		"!!! These tests prove desk against the real Claude Code, Codex and opencode.\n"+
+		"!!! To run them: %s\n"+
+		"!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!", name, err, how)
+	announce.Do(func() { fmt.Fprintln(os.Stderr, banner) })
+	t.Skip(banner)
+	return ""
+}

@@ -1,0 +1,180 @@
+package http
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"desk"
+)
+
+// statusOf maps desk's error codes to HTTP statuses: one table for every
+// route.
+var statusOf = map[string]int{
+	desk.Invalid:   http.StatusBadRequest,
+	desk.NotFound:  http.StatusNotFound,
+	desk.Conflict:  http.StatusConflict,
+	desk.Forbidden: http.StatusForbidden,
+	desk.Internal:  http.StatusInternalServerError,
+}
+
+// httpError is an error with its own status, for the few answers that
+// desk's codes do not name (405).
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+// writeError answers err as {"error": "..."}; internal errors are logged
+// once here and answered without their detail.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	status := http.StatusInternalServerError
+	msg := desk.ErrorMessage(err)
+	var he *httpError
+	switch {
+	case errors.As(err, &he):
+		status, msg = he.status, he.msg
+	default:
+		status = statusOf[desk.ErrorCode(err)]
+	}
+	if status == http.StatusInternalServerError {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		msg = "internal error: " + msg
+	}
+	body, _ := json.Marshal(map[string]string{"error": msg})
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(append(body, '\n'))
+	}
+}
+
+// writeJSON answers v. A successful read carries an ETag of its bytes and
+// must be revalidated (no-cache), so a client holding the same bytes gets
+// 304 and one holding old bytes never uses them: the tag is computed from
+// what is committed now, whoever committed it. Writes are never cached.
+func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return writeBytes(w, r, status, "application/json; charset=utf-8", buf.Bytes())
+}
+
+func writeBytes(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) error {
+	h := w.Header()
+	h.Set("Content-Type", contentType)
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if read && status == http.StatusOK {
+		sum := sha256.Sum256(body)
+		etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+		h.Set("ETag", etag)
+		h.Set("Cache-Control", "private, no-cache")
+		if etagMatches(r.Header.Get("If-None-Match"), etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+	} else {
+		h.Set("Cache-Control", "no-store")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, err := w.Write(body)
+		return err
+	}
+	return nil
+}
+
+// etagMatches reads an If-None-Match list: tags separated by commas, weak
+// ones (W/) compared by their value, "*" matching anything.
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(t)
+		t = strings.TrimPrefix(t, "W/")
+		if t == "*" || t == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// readBody reads a request body up to the limit.
+func readBody(r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, desk.Errorf(desk.Invalid, "request body over %d MB", limit>>20)
+	}
+	if err != nil {
+		return nil, desk.Errorf(desk.Invalid, "could not read the request body: %v", err)
+	}
+	return body, nil
+}
+
+// readObject reads a JSON object body; an empty body is an empty object.
+func readObject(r *http.Request) (map[string]json.RawMessage, error) {
+	body, err := readBody(r, desk.MaxRequestBody)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return map[string]json.RawMessage{}, nil
+	}
+	return desk.DecodeObject(body)
+}
+
+// str reads an optional string member of a JSON object.
+func str(m map[string]json.RawMessage, key string, limit int) (string, error) {
+	raw, ok := m[key]
+	if !ok {
+		return "", nil
+	}
+	return desk.DecodeString(key, raw, limit)
+}
+
+// query returns a query parameter: the last value of a repeated key wins
+// and blank values count as absent.
+func query(r *http.Request, key string) string {
+	vals := r.URL.Query()[key]
+	for i := len(vals) - 1; i >= 0; i-- {
+		if v := strings.TrimSpace(vals[i]); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// queryInt reads a whole-number query parameter.
+func queryInt(r *http.Request, key string, def int) (int, error) {
+	v := query(r, key)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, desk.Errorf(desk.Invalid, "%s: %q is not a whole number", key, v)
+	}
+	return n, nil
+}
+
+func queryBool(r *http.Request, key string) bool {
+	switch strings.ToLower(query(r, key)) {
+	case "1", "true", "yes", "on":
+		return true
+	}
+	return false
+}

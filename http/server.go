@@ -1,0 +1,173 @@
+// Package http serves desk's HTTP API, its live event streams and the web
+// page. The API is Pair Desk's, unchanged (paths, parameters, JSON field
+// names, status codes), so a game or a script written against it works here.
+//
+// It is local and safe by default: it listens on 127.0.0.1, answers only
+// loopback clients with loopback Host names, refuses other browser origins,
+// and acts on the machine (opening or running a build) only for requests
+// that carry the token written into the page it serves.
+package http
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"desk"
+	"desk/web"
+)
+
+// DefaultPort is the port desk listens on unless told otherwise.
+const DefaultPort = 8765
+
+// Store is what the server needs of the store: every service, and a way
+// to follow the change feed.
+type Store interface {
+	desk.Service
+	// Watch calls fn with every batch of feed rows committed after seq
+	// after, by any process, until ctx ends.
+	Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error
+}
+
+// Options configure a Server.
+type Options struct {
+	// Addr is the address to listen on; ":0" style ports pick a free one.
+	// The default is 127.0.0.1:8765, or 0.0.0.0:8765 with LAN.
+	Addr string
+	// LAN accepts clients from other machines: no authentication, for
+	// trusted networks only.
+	LAN bool
+	// Logger receives one line per failed request; nil discards.
+	Logger *slog.Logger
+	// Assets are the web page's files; nil serves the embedded ones.
+	Assets fs.FS
+}
+
+// Server is desk's HTTP server.
+type Server struct {
+	store  Store
+	opts   Options
+	log    *slog.Logger
+	token  string // the page token for build open/run
+	assets *assets
+	hub    *hub
+	router *router
+
+	ln      net.Listener
+	srv     *http.Server
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	started time.Time
+}
+
+// NewServer returns a server over store. Call Open to start it.
+func NewServer(store Store, o Options) *Server {
+	if o.Addr == "" {
+		host := "127.0.0.1"
+		if o.LAN {
+			host = "0.0.0.0"
+		}
+		o.Addr = net.JoinHostPort(host, strconv.Itoa(DefaultPort))
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{store: store, opts: o, log: o.Logger, token: newToken(), started: time.Now()}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	files := o.Assets
+	if files == nil {
+		sub, err := fs.Sub(web.Static, "static")
+		if err != nil {
+			panic(err) // the embedded folder is part of the binary
+		}
+		files = sub
+	}
+	s.assets = newAssets(files, s.token)
+	s.hub = newHub()
+	s.router = s.routes()
+	return s
+}
+
+func newToken() string {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// Open starts listening and serving in the background.
+func (s *Server) Open() error {
+	ln, err := net.Listen("tcp", s.opts.Addr)
+	if err != nil {
+		return err
+	}
+	s.ln = ln
+	s.srv = &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    1 << 16,
+		BaseContext:       func(net.Listener) context.Context { return s.ctx },
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	last, err := s.store.LastSeq(s.ctx)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	s.hub.setSeq(last)
+	s.wg.Add(2)
+	go func() {
+		defer s.wg.Done()
+		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("serve", "err", err)
+		}
+	}()
+	go func() {
+		defer s.wg.Done()
+		err := s.store.Watch(s.ctx, last, s.hub.publish)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Error("follow the change feed", "err", err)
+		}
+	}()
+	return nil
+}
+
+// Addr returns the address the server listens on.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// URL returns the server's base URL, e.g. http://127.0.0.1:8765.
+func (s *Server) URL() string {
+	addr := s.ln.Addr().(*net.TCPAddr)
+	host := "127.0.0.1"
+	if !addr.IP.IsUnspecified() {
+		host = addr.IP.String()
+	}
+	return "http://" + net.JoinHostPort(host, strconv.Itoa(addr.Port))
+}
+
+// Token returns the page token (for tests and the local launcher).
+func (s *Server) Token() string { return s.token }
+
+// Close stops the server: live streams end, requests in flight finish.
+func (s *Server) Close() error {
+	s.cancel()
+	var err error
+	if s.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = s.srv.Shutdown(ctx)
+	}
+	s.wg.Wait()
+	return err
+}

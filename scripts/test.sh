@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every test of desk: formatting and vet, the Go tests (store, HTTP,
+# CLI, MCP, hooks, installers, browser, real agent CLIs), short fuzz runs,
+# and the web page's own module tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$unformatted" ]; then
+	echo "not gofmt-formatted:" $unformatted >&2
+	exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test"
+go test -count=1 -timeout 20m ./...
+
+echo "== fuzz (short runs)"
+go test -run '^$' -fuzz '^FuzzDecodeIssueFields$' -fuzztime 10s .
+go test -run '^$' -fuzz '^FuzzParseSearch$' -fuzztime 10s .
+
+if [ -d web/test ]; then
+	echo "== web modules (node --test)"
+	node --test web/test/
+fi
+echo "== all tests passed"

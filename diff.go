@@ -141,12 +141,12 @@ func diffLines(a, b []string) []diffOp {
 			ops = append(ops, diffOp{' ', am[i], pre + i, pre + j})
 			i++
 			j++
-		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
-			ops = append(ops, diffOp{'+', bm[j], pre + i, pre + j})
-			j++
-		default:
+		case i < n && (j == m || lcs[i+1][j] >= lcs[i][j+1]):
 			ops = append(ops, diffOp{'-', am[i], pre + i, pre + j})
 			i++
+		default:
+			ops = append(ops, diffOp{'+', bm[j], pre + i, pre + j})
+			j++
 		}
 	}
 	return appendSuffix(ops, a, b, suf)

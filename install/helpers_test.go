@@ -75,7 +75,11 @@ func newHarness(t *testing.T, realCLIs bool) *harness {
 	home := t.TempDir()
 	bin := filepath.Join(t.TempDir(), "bin")
 	os.MkdirAll(bin, 0o755)
-	for _, name := range fakeTools {
+	fakes := fakeTools
+	if !realCLIs {
+		fakes = append(fakes, "codex", "opencode") // their files alone are tested
+	}
+	for _, name := range fakes {
 		os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755)
 	}
 	path := []string{bin}

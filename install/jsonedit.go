@@ -58,12 +58,21 @@ func marshalCompact(v any) ([]byte, error) {
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
+// oneLineIndent asks render for compact JSON, for one-line containers.
+const oneLineIndent = "\x00"
+
 // render formats v as indented JSON whose continuation lines start with
 // indent, using unit for each level.
 func render(v any, indent, unit string) string {
 	raw, err := marshalCompact(v)
 	if err != nil {
 		panic(err) // desk only renders values it built itself
+	}
+	if indent == oneLineIndent && !strings.Contains(string(raw), `\"`) {
+		return strings.ReplaceAll(strings.ReplaceAll(string(raw), `":`, `": `), `,"`, `, "`)
+	}
+	if indent == oneLineIndent {
+		return string(raw)
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, raw, indent, unit); err != nil {
@@ -151,7 +160,7 @@ func insertItem(src []byte, c *jnode, unit string, itemFor func(indent string) s
 		indent := lineIndent(src, firstStart)
 		if indent == "" && !bytes.ContainsAny(src[c.start:firstStart], "\n") {
 			// A one-line container stays on one line.
-			return splice(src, lastEnd, lastEnd, ", "+itemFor(""))
+			return splice(src, lastEnd, lastEnd, ", "+itemFor(oneLineIndent))
 		}
 		return splice(src, lastEnd, lastEnd, ",\n"+indent+itemFor(indent))
 	}

@@ -45,17 +45,20 @@ func serveMCP() {
 }
 
 func hook(args []string) {
-	name, client := "", ""
+	name, client, data := "", "", os.Getenv("DESK_DATA")
 	if len(args) > 0 {
 		name = args[0]
 	}
 	for i := 1; i+1 < len(args); i++ {
-		if args[i] == "--client" {
+		switch args[i] {
+		case "--client":
 			client = args[i+1]
+		case "--data":
+			data = args[i+1]
 		}
 	}
 	payload, _ := io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
-	if data := os.Getenv("DESK_DATA"); data != "" {
+	if data != "" {
 		os.MkdirAll(data, 0o755)
 		line, _ := json.Marshal(map[string]any{"hook": name, "client": client, "at": time.Now().UTC(), "payload": json.RawMessage(orNull(payload))})
 		if f, err := os.OpenFile(filepath.Join(data, "hooks.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644); err == nil {

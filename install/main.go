@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 )
@@ -128,7 +129,7 @@ func runInstall(ctx context.Context, action string, args []string, env *Env) int
 	if code != ExitOK {
 		return code
 	}
-	var knownDirs []string
+	knownDirs := slices.Clone(all.Leftover)
 	for _, r := range all.Tools {
 		knownDirs = append(knownDirs, r.CreatedDirs...)
 	}
@@ -299,6 +300,15 @@ func verbFor(action string) string {
 func recordReceipt(c *installCtx, t *tool, ok bool) {
 	if c.removing() {
 		if ok {
+			for _, d := range c.rec.CreatedDirs {
+				if _, err := os.Stat(d); err == nil && !slices.Contains(c.all.Leftover, d) {
+					c.all.Leftover = append(c.all.Leftover, d)
+				}
+			}
+			c.all.Leftover = slices.DeleteFunc(c.all.Leftover, func(d string) bool {
+				_, err := os.Stat(d)
+				return err != nil
+			})
 			delete(c.all.Tools, t.name)
 		}
 		return

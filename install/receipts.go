@@ -18,6 +18,10 @@ type receipts struct {
 	Tools map[string]*receipt `json:"tools"`
 	// Dirs are the folders desk created to hold this record.
 	Dirs []string `json:"dirs,omitempty"`
+	// Leftover are folders desk created for a tool it has since removed
+	// that still held something another tool uses (shared skills); they
+	// go once they are empty.
+	Leftover []string `json:"leftover,omitempty"`
 }
 
 // receipt is what desk installed for one tool.
@@ -115,7 +119,7 @@ func (r *receipts) save(e *Env, w *writer) error {
 		}
 	}
 	_, err := w.commit(path, 0o600, false, func(old []byte, exists bool) ([]byte, bool, error) {
-		if len(r.Tools) == 0 {
+		if len(r.Tools) == 0 && len(r.Leftover) == 0 {
 			return nil, false, nil
 		}
 		b, err := json.MarshalIndent(r, "", "  ")
@@ -124,8 +128,8 @@ func (r *receipts) save(e *Env, w *writer) error {
 		}
 		return append(b, '\n'), true, nil
 	})
-	if err == nil && len(r.Tools) == 0 {
-		removeEmptyDirs(append(r.Dirs, filepath.Dir(path)))
+	if err == nil && len(r.Tools) == 0 && len(r.Leftover) == 0 {
+		removeEmptyDirs(append(append(r.Leftover, r.Dirs...), filepath.Dir(path)))
 	}
 	return err
 }

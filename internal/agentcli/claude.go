@@ -31,10 +31,14 @@ type Claude struct {
 	// Settings is passed with --settings; AddHook fills Settings["hooks"].
 	Settings map[string]any
 	// MCPServers are passed with --mcp-config and --strict-mcp-config, and
-	// all their tools are allowed (see Flags).
+	// all their tools are allowed unless AskForMCP is set (see Flags).
 	MCPServers map[string]MCPServer
 	// Allow lists more --allowedTools rules, e.g. "Bash(echo:*)".
 	Allow []string
+	// AskForMCP leaves the MCP servers' tools out of --allowedTools, so that
+	// an interactive session asks for permission ("Do you want to
+	// proceed?") and a headless one denies the call.
+	AskForMCP bool
 
 	t testing.TB
 }
@@ -149,7 +153,9 @@ func (c *Claude) Flags() []string {
 		for _, name := range slices.Sorted(maps.Keys(c.MCPServers)) {
 			s := c.MCPServers[name]
 			servers[name] = map[string]any{"type": "stdio", "command": s.Command, "args": nonNil(s.Args), "env": nonNilMap(s.Env)}
-			allow = append(allow, "mcp__"+name)
+			if !c.AskForMCP {
+				allow = append(allow, "mcp__"+name)
+			}
 		}
 		path := filepath.Join(c.Root, "claude-mcp.json")
 		writeJSONFile(c.t, path, map[string]any{"mcpServers": servers})

@@ -62,11 +62,35 @@ func TestClaudeInteractiveTurnInPTY(t *testing.T) {
 	term.WaitFor("? for shortcuts", 30*time.Second)
 	term.Submit("please echo in the terminal", 10*time.Second)
 	term.WaitFor(mockmodel.Done+": echo: "+text, 30*time.Second)
+	t.Logf("screen after the turn:\n%s", term.Screen())
 	term.Submit("/exit", 10*time.Second)
 	if code, err := term.WaitExit(15 * time.Second); err != nil || code != 0 {
 		t.Errorf("claude exited with %d, %v; screen:\n%s", code, err, term.Screen())
 	}
 	if _, err := readFile(marker); err != nil {
 		t.Errorf("the echo tool did not run: %v", err)
+	}
+}
+
+func TestClaudeInteractivePermissionPromptInPTY(t *testing.T) {
+	t.Parallel()
+	text := uniqueText(t, "claude-ask")
+	mock := mockmodel.New(t, echoScript(text))
+	claude := agentcli.NewClaude(t, mock.URL())
+	srv, marker := echoServer(t)
+	claude.AddMCPServer("echo-srv", srv)
+	claude.AskForMCP = true
+
+	term := claude.Interactive()
+	term.WaitFor("? for shortcuts", 30*time.Second)
+	term.Submit("please echo after asking", 10*time.Second)
+	term.WaitFor("Do you want to proceed?", 30*time.Second)
+	if _, err := readFile(marker); err == nil {
+		t.Fatal("the tool ran before permission was given")
+	}
+	term.Press(agentcli.Enter)
+	term.WaitFor(mockmodel.Done+": echo: "+text, 30*time.Second)
+	if _, err := readFile(marker); err != nil {
+		t.Errorf("the echo tool did not run after approval: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package agentcli_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"desk/internal/agentcli"
 	"desk/internal/mockmodel"
@@ -47,5 +48,23 @@ func TestCodexSessionStartHookContextReachesModel(t *testing.T) {
 	}
 	if req.View.LastUserText != "hello" {
 		t.Errorf("last user text = %q, want the prompt", req.View.LastUserText)
+	}
+}
+
+func TestCodexInteractiveTurnInPTY(t *testing.T) {
+	t.Parallel()
+	text := uniqueText(t, "codex-tty")
+	mock := mockmodel.New(t, echoScript(text))
+	codex := agentcli.NewCodex(t, mock.URL())
+	srv, marker := echoServer(t)
+	codex.AddMCPServer("echo-srv", srv)
+
+	term := codex.Interactive()
+	term.WaitFor("mock-model", 30*time.Second)
+	term.Submit("please echo in the terminal", 10*time.Second)
+	term.WaitFor(mockmodel.Done+": ", 30*time.Second)
+	t.Logf("screen after the turn:\n%s", term.Screen())
+	if _, err := readFile(marker); err != nil {
+		t.Errorf("the echo tool did not run: %v", err)
 	}
 }

@@ -1,11 +1,3 @@
-// Package agentcli runs the real agent CLIs (Claude Code, Codex, opencode)
-// in tests: it finds the copies that scripts/agent-clis.sh installed, builds
-// a fully isolated home for each run that points the CLI at a mock model
-// (see internal/mockmodel), and runs the CLI headless or in a PTY.
-//
-// When the CLIs are not installed, tests that need them are skipped with a
-// loud message, or fail when the CI environment variable is set, so that a
-// CI run can never pass without having driven the real clients.
 package agentcli
 
 import (

@@ -13,7 +13,8 @@ import (
 type Script func(v *View) Reply
 
 // Reply is the model's answer: text, a tool call, or text followed by a tool
-// call. The zero Reply answers with an empty text.
+// call (one call per answer; a script asks for the next call once the result
+// is back). The zero Reply answers with an empty text.
 type Reply struct {
 	// Text is sent as the assistant's text.
 	Text string
@@ -36,8 +37,8 @@ type Call struct {
 	// Shell, when set, calls the client's shell tool (Claude "Bash", Codex
 	// "exec_command", opencode "bash") with this command line.
 	Shell string
-	// Input is the tool's JSON input: anything encoding/json accepts, or a
-	// json.RawMessage. Nil means {}.
+	// Input is the tool's JSON input: a value encoding/json accepts, or JSON
+	// text as a json.RawMessage, []byte or string. Nil means {}.
 	Input any
 }
 

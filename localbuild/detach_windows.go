@@ -1,13 +1,13 @@
 //go:build windows
 
-package http
+package localbuild
 
 import (
 	"os/exec"
 	"syscall"
 )
 
-// detach starts cmd in its own process group, so that it outlives desk.
-func detach(cmd *exec.Cmd) {
+// Detach makes cmd start in its own process group, so that it outlives desk.
+func Detach(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{CreationFlags: syscall.CREATE_NEW_PROCESS_GROUP}
 }

@@ -300,7 +300,14 @@ func verbFor(action string) string {
 func recordReceipt(c *installCtx, t *tool, ok bool) {
 	if c.removing() {
 		if ok {
+			app := c.env.appDir()
 			for _, d := range c.rec.CreatedDirs {
+				if d == app || strings.HasPrefix(app, d+string(os.PathSeparator)) {
+					if !slices.Contains(c.all.Dirs, d) {
+						c.all.Dirs = append(c.all.Dirs, d) // it goes with the record
+					}
+					continue
+				}
 				if _, err := os.Stat(d); err == nil && !slices.Contains(c.all.Leftover, d) {
 					c.all.Leftover = append(c.all.Leftover, d)
 				}

@@ -1,22 +1,32 @@
 package cli
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
+	"desk"
 	deskhttp "desk/http"
+	"desk/localbuild"
+	"desk/serverfile"
 	"desk/sqlite"
 )
 
 func init() {
-	Register(&Command{Name: "serve", Summary: "run the desk: the web page and the HTTP API", Run: runServe})
+	Register(&Command{Name: "serve", Summary: "run the desk: the web page and the HTTP API (--detach: in the background)", Run: runServe})
+	Register(&Command{Name: "stop", Summary: "stop the desk started with serve --detach", Run: runStop})
 }
 
 func runServe(ctx context.Context, c *Context, args []string) error {
@@ -24,14 +34,18 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	port := fs.Int("port", deskhttp.DefaultPort, "port to listen on (0 picks a free one)")
 	open := fs.Bool("open", false, "open the desk in the browser")
 	lan := fs.Bool("lan", false, "listen on every interface, with no authentication: trusted networks only")
+	detach := fs.Bool("detach", false, "start in the background and return; desk stop ends it")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return Usagef("serve", "unexpected argument %q", fs.Arg(0))
+		return Usagef("serve", "unexpected argument %q", clipArg(fs.Arg(0)))
 	}
 	if *port < 0 || *port > 65535 {
 		return Usagef("serve", "--port %d is not a port", *port)
+	}
+	if *detach {
+		return serveDetached(ctx, c, *port, *open, *lan)
 	}
 	db, err := sqlite.Open(ctx, c.DataDir, sqlite.Options{})
 	if err != nil {
@@ -45,21 +59,172 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	logger := slog.New(slog.NewTextHandler(c.Stderr, nil))
 	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger})
 	if err := srv.Open(); err != nil {
-		return fmt.Errorf("listen on port %d: %w (is another desk running? desk stop, or pick --port)", *port, err)
+		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", *port, err).WithHint("is another desk running? desk stop, or pick another --port")
 	}
 	defer srv.Close()
+	// Other processes on this folder (hooks, MCP servers) find the server
+	// through server.json; it goes when the server does.
+	pid := os.Getpid()
+	bound := srv.Addr().(*net.TCPAddr).Port
+	info := serverfile.Info{PID: pid, URL: fmt.Sprintf("http://127.0.0.1:%d", bound), Port: bound, StartedAt: desk.FormatTime(time.Now())}
+	if err := serverfile.Write(db.Dir(), info); err != nil {
+		return fmt.Errorf("record the server in %s: %w", serverfile.InfoName, err)
+	}
+	defer serverfile.Remove(db.Dir(), pid)
 	url := srv.URL()
 	if *lan {
-		url = fmt.Sprintf("http://<this machine's address>:%d", srv.Addr().(*net.TCPAddr).Port)
+		url = fmt.Sprintf("http://<this machine's address>:%d", bound)
 		fmt.Fprintln(c.Stdout, "warning: --lan has no authentication; anyone on this network can read and change this desk")
 	}
-	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url, c.DataDir)
+	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url, db.Dir())
 	if *open {
-		openBrowser(srv.URL())
+		openBrowser(info.URL)
 	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()
+	return nil
+}
+
+// serveDetached starts this program again as a background server with its
+// output in server.log, records its pid in server.pid, and returns once it
+// listens (or says why it could not).
+func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) error {
+	dir, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return err
+	}
+	if pid, running, err := serverfile.Detached(dir); err == nil && running {
+		msg := fmt.Sprintf("a desk started with --detach already runs on %s (pid %d)", dir, pid)
+		if info, err := serverfile.Read(dir); err == nil {
+			msg += " at " + info.URL
+		}
+		return desk.Errorf(desk.Conflict, "%s", msg).WithHint("desk stop ends it")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create data folder: %w", err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program: %w", err)
+	}
+	logPath := filepath.Join(dir, serverfile.LogName)
+	logFile, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", logPath, err)
+	}
+	defer logFile.Close()
+	start, _ := logFile.Seek(0, 2)
+	args := []string{"--data", dir, "serve", "--port", strconv.Itoa(port)}
+	if open {
+		args = append(args, "--open")
+	}
+	if lan {
+		args = append(args, "--lan")
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Dir = dir
+	localbuild.Detach(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start the server: %w", err)
+	}
+	pid := cmd.Process.Pid
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	if err := serverfile.WritePID(dir, pid); err != nil {
+		cmd.Process.Kill()
+		return fmt.Errorf("record the server's pid: %w", err)
+	}
+	deadline := time.NewTimer(15 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-exited:
+			serverfile.RemovePID(dir, pid)
+			return desk.Errorf(desk.Conflict, "the server stopped at once: %s", lastLogLine(logPath, start)).WithHint("see " + logPath)
+		case <-deadline.C:
+			return desk.Errorf(desk.Internal, "the server (pid %d) did not start listening within 15 s", pid).WithHint("see " + logPath)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			info, err := serverfile.Read(dir)
+			if err != nil || info.PID != pid {
+				continue
+			}
+			fmt.Fprintf(c.Stdout, "desk is running at %s in the background (pid %d, log %s); desk stop ends it\n", info.URL, pid, logPath)
+			return nil
+		}
+	}
+}
+
+// lastLogLine returns the last non-empty line the server wrote after
+// offset, to say why it stopped.
+func lastLogLine(path string, offset int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return "no output"
+	}
+	defer f.Close()
+	f.Seek(offset, 0)
+	last := "no output"
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			last = strings.TrimPrefix(l, "desk: ")
+		}
+	}
+	return last
+}
+
+func runStop(ctx context.Context, c *Context, args []string) error {
+	fs := newFlags("stop", c)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs, "stop"); err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(c.DataDir)
+	if err != nil {
+		return err
+	}
+	pid, running, err := serverfile.Detached(dir)
+	if err != nil {
+		return err
+	}
+	if pid == 0 {
+		return desk.Errorf(desk.NotFound, "no desk started with serve --detach runs on %s", dir)
+	}
+	if !running {
+		serverfile.RemovePID(dir, pid)
+		fmt.Fprintf(c.Stdout, "The desk (pid %d) had already stopped; removed its %s\n", pid, serverfile.PIDName)
+		return nil
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	if runtime.GOOS == "windows" {
+		err = p.Kill()
+	} else {
+		err = p.Signal(syscall.SIGTERM)
+	}
+	if err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stop pid %d: %w", pid, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for serverfile.Alive(pid) {
+		if time.Now().After(deadline) {
+			return desk.Errorf(desk.Internal, "the desk (pid %d) did not stop within 10 s", pid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	serverfile.RemovePID(dir, pid)
+	serverfile.Remove(dir, pid)
+	fmt.Fprintf(c.Stdout, "Stopped the desk on %s (pid %d)\n", dir, pid)
 	return nil
 }
 

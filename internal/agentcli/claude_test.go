@@ -94,3 +94,28 @@ func TestClaudeInteractivePermissionPromptInPTY(t *testing.T) {
 		t.Errorf("the echo tool did not run after approval: %v", err)
 	}
 }
+
+// In interactive mode Claude Code does not wait for MCP servers before the
+// first turn; it offers WaitForMcpServers instead. The mock must use it, as
+// a model would, or tests race the server's start.
+func TestClaudeInteractiveWaitsForSlowMCPServer(t *testing.T) {
+	t.Parallel()
+	text := uniqueText(t, "claude-slow")
+	mock := mockmodel.New(t, echoScript(text))
+	claude := agentcli.NewClaude(t, mock.URL())
+	srv, marker := echoServer(t)
+	slow := agentcli.MCPServer{Command: "sh", Args: append([]string{"-c", `sleep 3; exec "$0" "$@"`, srv.Command}, srv.Args...)}
+	claude.AddMCPServer("echo-srv", slow)
+
+	term := claude.Interactive()
+	term.WaitFor("? for shortcuts", 30*time.Second)
+	term.Submit("please echo from the slow server", 10*time.Second)
+	term.WaitFor(mockmodel.Done+": echo: "+text, 30*time.Second)
+	if _, err := readFile(marker); err != nil {
+		t.Errorf("the echo tool did not run: %v", err)
+	}
+	waited := mock.Find(func(r *mockmodel.Request) bool { return r.Answer != nil && r.Answer.CallName == "WaitForMcpServers" })
+	if waited == nil {
+		t.Log("the server connected before the first turn; the wait path was not exercised this time")
+	}
+}

@@ -165,3 +165,33 @@ func offered(tools []Tool) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// waitTool is the tool Claude Code offers, in interactive mode, while MCP
+// servers are still connecting; their tools join the list once it returns.
+const waitTool = "WaitForMcpServers"
+
+// maxWaits bounds the waits in one turn, so a server that never connects
+// ends in a clear script error instead of a loop.
+const maxWaits = 3
+
+// waitIDPrefix marks the mock's own wait calls, which scripts never see.
+const waitIDPrefix = "toolu_mockwait"
+
+func waitID(seq int) string { return fmt.Sprintf("%s%04d", waitIDPrefix, seq) }
+
+func isWaitID(id string) bool { return strings.HasPrefix(id, waitIDPrefix) }
+
+// canWaitForMCP reports whether an unresolvable MCP call should wait for
+// pending servers first.
+func canWaitForMCP(c *Call, v *View) bool {
+	return c.Tool != "" && c.Exact == "" && c.Shell == "" && v.waits < maxWaits && v.HasTool(waitTool)
+}
+
+// waitForMCP calls the wait tool, for the call's server when it names one.
+func waitForMCP(c *Call) resolvedCall {
+	in := json.RawMessage(`{}`)
+	if c.Server != "" {
+		in, _ = json.Marshal(map[string][]string{"servers": {c.Server}})
+	}
+	return resolvedCall{Name: waitTool, Input: in}
+}

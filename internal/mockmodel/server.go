@@ -260,6 +260,13 @@ func (s *Server) turn(w http.ResponseWriter, r *Request, parse func([]byte) (*Vi
 		inputTokens: estimateTokens(r.Body), outputTokens: 1 + len(reply.Text)/4}
 	if reply.Call != nil {
 		call, err := resolve(reply.Call, view.Tools)
+		id := callID(view.API, r.Seq)
+		if err != nil && canWaitForMCP(reply.Call, view) {
+			// The server is still connecting: wait for it as a model would,
+			// and let the script's call go out on the next request.
+			call, id, err = waitForMCP(reply.Call), waitID(r.Seq), nil
+			a.text = ""
+		}
 		if err != nil {
 			// Say what went wrong where the test will look: in the error list
 			// and in the transcript the client shows.
@@ -267,7 +274,7 @@ func (s *Server) turn(w http.ResponseWriter, r *Request, parse func([]byte) (*Vi
 			a.text = strings.TrimSpace(a.text + "\nMOCK_ERROR: " + err.Error())
 		} else {
 			a.call = &call
-			a.callID = callID(view.API, r.Seq)
+			a.callID = id
 			a.outputTokens += len(call.Input) / 4
 		}
 	}

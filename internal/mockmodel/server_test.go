@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -310,5 +311,58 @@ func TestSideRequestsGoToSideScript(t *testing.T) {
 	}
 	if r := mock.ModelRequests(); len(r) != 1 || !r[0].View.Side {
 		t.Errorf("side request not marked: %+v", r)
+	}
+}
+
+func TestPendingMCPServerIsWaitedForThenCalled(t *testing.T) {
+	var seen []*mockmodel.View
+	mock := mockmodel.New(t, func(v *mockmodel.View) mockmodel.Reply {
+		seen = append(seen, v)
+		if v.LastToolResult() != nil {
+			return mockmodel.Say("done")
+		}
+		return mockmodel.CallServerTool("desk", "echo", map[string]string{"text": "x"})
+	})
+	// First request: the server is still connecting, only the wait tool is there.
+	pending := `{"model":"m","stream":true,"tools":[{"name":"Bash"},{"name":"WaitForMcpServers"}],
+	  "messages":[{"role":"user","content":"go"}]}`
+	first := assembleAnthropic(t, readSSE(t, post(t, mock.URL()+"/v1/messages", pending).Body))
+	if len(first.ToolUses) != 1 || first.ToolUses[0].Name != "WaitForMcpServers" || first.Text != "" {
+		t.Fatalf("first answer = %+v, want a wait", first)
+	}
+	if servers, _ := first.ToolUses[0].Input["servers"].([]any); len(servers) != 1 || servers[0] != "desk" {
+		t.Errorf("wait input = %v", first.ToolUses[0].Input)
+	}
+	// Second request: the wait returned and the server's tool is offered.
+	waitID := first.ToolUses[0].ID
+	ready := `{"model":"m","stream":true,"tools":[{"name":"Bash"},{"name":"WaitForMcpServers"},{"name":"mcp__desk__echo"}],
+	  "messages":[{"role":"user","content":"go"},
+	    {"role":"assistant","content":[{"type":"tool_use","id":"` + waitID + `","name":"WaitForMcpServers","input":{}}]},
+	    {"role":"user","content":[{"type":"tool_result","tool_use_id":"` + waitID + `","content":"ready"}]}]}`
+	second := assembleAnthropic(t, readSSE(t, post(t, mock.URL()+"/v1/messages", ready).Body))
+	if len(second.ToolUses) != 1 || second.ToolUses[0].Name != "mcp__desk__echo" {
+		t.Fatalf("second answer = %+v, want the echo call", second)
+	}
+	if last := seen[len(seen)-1]; len(last.ToolResults) != 0 || len(last.ToolCalls) != 0 {
+		t.Errorf("the script saw the mock's own wait: calls %+v, results %+v", last.ToolCalls, last.ToolResults)
+	}
+}
+
+func TestWaitingForMCPServerGivesUp(t *testing.T) {
+	s, err := mockmodel.Start(func(*mockmodel.View) mockmodel.Reply { return mockmodel.CallTool("echo", nil) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	msgs := `{"role":"user","content":"go"}`
+	for i := range 3 {
+		id := fmt.Sprintf("toolu_mockwait%04d", i)
+		msgs += `,{"role":"assistant","content":[{"type":"tool_use","id":"` + id + `","name":"WaitForMcpServers","input":{}}]}` +
+			`,{"role":"user","content":[{"type":"tool_result","tool_use_id":"` + id + `","content":"failed"}]}`
+	}
+	body := `{"model":"m","stream":true,"tools":[{"name":"WaitForMcpServers"}],"messages":[` + msgs + `]}`
+	msg := assembleAnthropic(t, readSSE(t, post(t, s.URL()+"/v1/messages", body).Body))
+	if len(msg.ToolUses) != 0 || !strings.Contains(msg.Text, "MOCK_ERROR") {
+		t.Errorf("after three waits the mock answered %+v, want a MOCK_ERROR", msg)
 	}
 }

@@ -51,6 +51,9 @@ type View struct {
 	// turnResults is the index in ToolResults where the current turn begins,
 	// that is the first result after the last user-typed text.
 	turnResults int
+	// waits counts the mock's own calls of the client's wait-for-MCP tool in
+	// the current turn; they are hidden from ToolCalls and ToolResults.
+	waits int
 }
 
 // Tool is one tool a client offered.
@@ -181,14 +184,22 @@ func (b *builder) userText(s string) {
 	b.v.UserTexts = append(b.v.UserTexts, s)
 	b.v.LastUserText = s
 	b.v.turnResults = len(b.v.ToolResults)
+	b.v.waits = 0
 }
 
 func (b *builder) call(id, name, input string) {
+	if isWaitID(id) {
+		return
+	}
 	b.callIDs[id] = name
 	b.v.ToolCalls = append(b.v.ToolCalls, ToolCall{ID: id, Name: name, Input: input})
 }
 
 func (b *builder) result(id, output string, isError bool) {
+	if isWaitID(id) {
+		b.v.waits++
+		return
+	}
 	b.v.ToolResults = append(b.v.ToolResults, ToolResult{CallID: id, Name: b.callIDs[id], Output: output, IsError: isError})
 }
 

@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -65,6 +67,9 @@ func (x *issueIndex) snapshot(ctx context.Context, q queryer, projectID int64) (
 		for _, r := range p.heads {
 			p.list = append(p.list, r)
 		}
+		// Oldest first, so that whatever depends on the order (the first
+		// spelling of an area in the counts) is the same every time.
+		slices.SortFunc(p.list, func(a, b *row) int { return cmp.Compare(a.rowid, b.rowid) })
 	}
 	return p.list, nil
 }

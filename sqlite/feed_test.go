@@ -1,0 +1,143 @@
+package sqlite_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"desk"
+	"desk/sqlite"
+)
+
+func TestEveryWriteAppendsFeedRows(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	is := MustIssue(t, db, desk.IssueFields{Title: ptr("x")}, "game")
+	db.AddComment(ctx, is.ID, desk.CommentInput{Author: "owner", Text: "hi", Verdict: "failed"})
+	db.SaveHandoff(ctx, "mygame", "## State\n\nok\n", "claude", "")
+	db.UpdateProject(ctx, "mygame", desk.ProjectUpdate{Name: ptr("X")}, "owner")
+	db.DeleteIssue(ctx, is.ID, "owner")
+	cs, err := db.Changes(ctx, desk.ChangeFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ typ, action, actor string }
+	want := []row{
+		{"project", "project_created", "owner"},
+		{"activity", "created", "game"},
+		{"comment", "verdict", "owner"},
+		{"activity", "status", "owner"},
+		{"handoff", "handoff", "claude"},
+		{"project", "project_updated", "owner"},
+		{"issue", "deleted", "owner"},
+	}
+	if len(cs) != len(want) {
+		t.Fatalf("%d rows, want %d", len(cs), len(want))
+	}
+	for i, w := range want {
+		c := cs[i]
+		if c.Type != w.typ || c.Action != w.action || c.Actor != w.actor || c.Project != "mygame" {
+			t.Errorf("row %d = %+v, want %+v", i, c, w)
+		}
+		if i > 0 && c.Seq <= cs[i-1].Seq {
+			t.Errorf("seq not increasing")
+		}
+	}
+	if cs[2].Verdict == nil || *cs[2].Verdict != "failed" || cs[4].Version != 1 {
+		t.Errorf("verdict %v version %d", cs[2].Verdict, cs[4].Version)
+	}
+	last, _ := db.LastSeq(ctx)
+	if last != cs[len(cs)-1].Seq {
+		t.Errorf("LastSeq %d", last)
+	}
+}
+
+// A second handle on the same folder stands for another process: the
+// CLI, an MCP server or a hook writing while the server reads.
+func TestAnotherHandlesWritesAreSeen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	MustProject(t, a)
+	MustIssue(t, a, desk.IssueFields{Title: ptr("one")}, "owner")
+	if l, _ := a.Issues(ctx, "mygame", desk.IssueFilter{}); l.Total != 1 {
+		t.Fatal("own write not listed")
+	}
+	got := make(chan []*desk.Change, 10)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start, _ := a.LastSeq(ctx)
+	go a.Watch(wctx, start, func(cs []*desk.Change) { got <- cs })
+
+	before := time.Now()
+	if _, err := b.CreateIssue(ctx, "mygame", desk.IssueFields{Title: ptr("two")}, desk.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case cs := <-got:
+		if cs[0].Issue == nil || *cs[0].Issue != "MG-2" {
+			t.Fatalf("%+v", cs[0])
+		}
+		t.Logf("the other handle's write arrived after %v", time.Since(before))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watcher never saw the other handle's write")
+	}
+	// The list index follows too, and so do counters changed by triggers.
+	l, _ := a.Issues(ctx, "mygame", desk.IssueFilter{})
+	if l.Total != 2 {
+		t.Fatalf("list shows %d issues", l.Total)
+	}
+	b.AddComment(ctx, "MG-1", desk.CommentInput{Text: "from b"})
+	l, _ = a.Issues(ctx, "mygame", desk.IssueFilter{Q: "one"})
+	if l.Issues[0].CommentCount != 1 {
+		t.Fatalf("comment_count %d", l.Issues[0].CommentCount)
+	}
+	b.DeleteIssue(ctx, "MG-2", "owner")
+	if l, _ := a.Issues(ctx, "mygame", desk.IssueFilter{}); l.Total != 1 {
+		t.Fatalf("deleted issue still listed: %d", l.Total)
+	}
+}
+
+func TestOpeningANewFolderConcurrentlyMigratesOnce(t *testing.T) {
+	dir := t.TempDir()
+	var wg sync.WaitGroup
+	errs := make(chan error, 10)
+	for i := 0; i < 10; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+			if err != nil {
+				errs <- err
+				return
+			}
+			db.Close()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func TestNoCreate(t *testing.T) {
+	dir := t.TempDir() + "/missing"
+	if _, err := sqlite.Open(context.Background(), dir, sqlite.Options{NoCreate: true}); err == nil {
+		t.Fatal("opened a desk that does not exist")
+	}
+	if _, err := sqlite.Open(context.Background(), dir, sqlite.Options{NoCreate: true}); err == nil {
+		t.Fatal("second try")
+	}
+}

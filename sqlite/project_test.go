@@ -1,0 +1,106 @@
+package sqlite_test
+
+import (
+	"context"
+	"testing"
+
+	"desk"
+)
+
+func TestProjects(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	t.Run("Create", func(t *testing.T) {
+		p, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame"}, "owner")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Prefix != "MY" || !p.Notify.Comments || p.Build != nil || p.BuildsEnabled {
+			t.Fatalf("%+v", p)
+		}
+	})
+	t.Run("ErrSlugTaken", func(t *testing.T) {
+		_, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Prefix: "ZZ"}, "owner")
+		wantCode(t, err, desk.Conflict)
+	})
+	t.Run("ErrPrefixTaken", func(t *testing.T) {
+		_, err := db.CreateProject(ctx, desk.NewProject{Slug: "other", Prefix: "my"}, "owner")
+		wantCode(t, err, desk.Conflict)
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		for _, np := range []desk.NewProject{{Slug: "My Game"}, {Slug: "-x"}, {Slug: "ok", Prefix: "1A"}, {Slug: "ok", Prefix: "TOOLONGPFX"}} {
+			_, err := db.CreateProject(ctx, np, "owner")
+			wantCode(t, err, desk.Invalid)
+		}
+		ps, _ := db.Projects(ctx)
+		if len(ps) != 1 {
+			t.Fatalf("a refused project was created: %d projects", len(ps))
+		}
+	})
+	t.Run("Update", func(t *testing.T) {
+		seed := ptr(int64(42))
+		lead := ptr("codex")
+		p, err := db.UpdateProject(ctx, "mygame", desk.ProjectUpdate{
+			Name: ptr("My Game"), DefaultSeed: &seed, Lead: &lead,
+			Notify: &desk.NotifyPatch{Comments: ptr(false)},
+		}, "owner")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Name != "My Game" || *p.DefaultSeed != 42 || *p.Lead != "codex" || p.Notify.Comments || !p.Notify.Verdicts {
+			t.Fatalf("%+v", p)
+		}
+		var none *int64
+		var noLead *string
+		p, err = db.UpdateProject(ctx, "mygame", desk.ProjectUpdate{DefaultSeed: &none, Lead: &noLead}, "owner")
+		if err != nil || p.DefaultSeed != nil || p.Lead != nil {
+			t.Fatalf("clearing: %+v %v", p, err)
+		}
+	})
+	t.Run("ErrLead", func(t *testing.T) {
+		for _, l := range []string{"opencode", "vim"} {
+			lead := ptr(l)
+			_, err := db.UpdateProject(ctx, "mygame", desk.ProjectUpdate{Lead: &lead}, "owner")
+			wantCode(t, err, desk.Invalid)
+		}
+	})
+	t.Run("ErrUnknown", func(t *testing.T) {
+		_, err := db.Project(ctx, "nope")
+		wantCode(t, err, desk.NotFound)
+	})
+}
+
+func TestNumbersAreNeverReused(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	MustIssue(t, db, desk.IssueFields{Title: ptr("one")}, "owner")
+	two := MustIssue(t, db, desk.IssueFields{Title: ptr("two")}, "owner")
+	if err := db.DeleteIssue(ctx, two.ID, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	three := MustIssue(t, db, desk.IssueFields{Title: ptr("three")}, "owner")
+	if three.ID != "MG-3" {
+		t.Fatalf("after deleting MG-2 the next issue is %s", three.ID)
+	}
+	p, _ := db.Project(ctx, "mygame")
+	if p.IssueCount != 3 || p.Counts["reported"] != 2 {
+		t.Fatalf("issue_count %d, counts %v", p.IssueCount, p.Counts)
+	}
+}
+
+func TestProjectOverview(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	MustIssue(t, db, desk.IssueFields{Title: ptr("a"), Area: ptr("terrain"), Tags: &[]string{"lava"}}, "owner")
+	MustIssue(t, db, desk.IssueFields{Title: ptr("b"), Area: ptr("terrain"), Tags: &[]string{"lava", "ui"}}, "owner")
+	MustIssue(t, db, desk.IssueFields{Title: ptr("c"), Area: ptr("ai")}, "owner")
+	d, err := db.Project(ctx, "mygame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Areas) != 2 || d.Areas[0] != "terrain" || d.Tags[0] != "lava" || d.LastChange == "" {
+		t.Fatalf("%+v", d)
+	}
+}

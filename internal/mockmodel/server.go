@@ -8,6 +8,19 @@
 // call named the way desk names its tools; the mock finds the client's own
 // name for that tool among the tools the request offers. Every request,
 // model or not, is recorded for assertions.
+//
+// In a test:
+//
+//	mock := mockmodel.New(t, func(v *mockmodel.View) mockmodel.Reply {
+//		if r := v.LastToolResult(); r != nil {
+//			return mockmodel.Say("done: " + r.Output)
+//		}
+//		return mockmodel.CallTool("create_issue", map[string]any{"title": "from the model"})
+//	})
+//	// point the CLI at mock.URL() (see internal/agentcli), run it, then:
+//	for _, r := range mock.ModelRequests() {
+//		_ = r.View.ContextText() // system prompt, reminders, hook context
+//	}
 package mockmodel
 
 import (
@@ -39,37 +52,6 @@ type Server struct {
 	seq     int
 	reqs    []*Request
 	changed chan struct{} // closed and replaced whenever a request is recorded
-}
-
-// Request is one HTTP request the mock received.
-type Request struct {
-	// Seq numbers requests from 1 in arrival order.
-	Seq      int
-	Time     time.Time
-	Method   string
-	Path     string
-	RawQuery string
-	Header   http.Header
-	// Body is the raw request body, decompressed if it was gzip-encoded.
-	Body []byte
-	// View is the normalised request; nil for requests that are not model
-	// turns (probes, token counts, models lists).
-	View *View
-	// Answer is what the mock answered to a model request.
-	Answer *Answer
-	// Err is set when the request could not be parsed or the script's call
-	// could not be resolved; the client then got an error or a text saying so.
-	Err error
-}
-
-// Answer is what the mock sent back for one model request.
-type Answer struct {
-	Text string
-	// CallID, CallName (flat, see Tool.FullName) and CallInput describe the
-	// tool call, when there was one.
-	CallID    string
-	CallName  string
-	CallInput json.RawMessage
 }
 
 // Option configures a Server.
@@ -134,73 +116,6 @@ func (s *Server) Close() error {
 		return s.srv.Close()
 	}
 	return nil
-}
-
-// Requests returns every request received so far, oldest first.
-func (s *Server) Requests() []*Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]*Request(nil), s.reqs...)
-}
-
-// ModelRequests returns the requests that were model turns (those with a
-// View), oldest first, side requests included.
-func (s *Server) ModelRequests() []*Request {
-	var out []*Request
-	for _, r := range s.Requests() {
-		if r.View != nil {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-// Find returns the first recorded request for which match is true, or nil.
-func (s *Server) Find(match func(*Request) bool) *Request {
-	for _, r := range s.Requests() {
-		if match(r) {
-			return r
-		}
-	}
-	return nil
-}
-
-// Wait blocks until a request for which match is true has been recorded, and
-// returns it; it gives up when ctx ends.
-func (s *Server) Wait(ctx context.Context, match func(*Request) bool) (*Request, error) {
-	seen := 0
-	for {
-		s.mu.Lock()
-		reqs, changed := s.reqs[seen:], s.changed
-		s.mu.Unlock()
-		for _, r := range reqs {
-			if match(r) {
-				return r, nil
-			}
-		}
-		seen += len(reqs)
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return nil, fmt.Errorf("mockmodel: no matching request among %d: %w", seen, ctx.Err())
-		}
-	}
-}
-
-// record stores a request and wakes waiters.
-func (s *Server) record(r *Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.reqs = append(s.reqs, r)
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-func (s *Server) nextSeq() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	return s.seq
 }
 
 // ServeHTTP routes a request. Anything a client probes that is not a model

@@ -1,0 +1,668 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"image"
+	"image/color"
+	"image/png"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"desk"
+	"desk/internal/testdesk"
+)
+
+// The browser tests drive a real headless Chromium against a real desk
+// (SQLite in a temp folder, the HTTP server on a free port) and fail on any
+// JavaScript error or Content Security Policy violation in the console.
+
+func startSample(t *testing.T) (*testdesk.Desk, sample) {
+	t.Helper()
+	d := testdesk.Start(t)
+	return d, seedSample(t, d.DB)
+}
+
+// rowsShown waits until the list shows the issue's row.
+func (p *page) waitRow(id string) {
+	p.tb.Helper()
+	p.waitFor("row "+id, `!!document.querySelector('[data-id="`+id+`"]')`)
+}
+
+func (p *page) waitDetail(id string) {
+	p.tb.Helper()
+	p.waitFor("detail of "+id, `!!document.querySelector('article.detail[data-issue="`+id+`"]:not([aria-busy])')`)
+}
+
+func issue(t *testing.T, d *testdesk.Desk, id string) *desk.IssueDetail {
+	t.Helper()
+	is, err := d.DB.Issue(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return is
+}
+
+// screenshotPNG is a small real PNG, as a pasted screenshot would be.
+func screenshotPNG(t *testing.T) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 24, 16))
+	for x := 0; x < 24; x++ {
+		for y := 0; y < 16; y++ {
+			img.Set(x, y, color.RGBA{uint8(x * 10), 80, uint8(y * 15), 255})
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes())
+}
+
+// pasteImage dispatches a real paste event carrying a PNG file, as Ctrl+V
+// with a screenshot on the clipboard does.
+func (p *page) pasteImage(target, b64 string) {
+	p.tb.Helper()
+	eval[bool](p, `(() => {
+		const bytes = Uint8Array.from(atob(`+jsString(b64)+`), (c) => c.charCodeAt(0));
+		const dt = new DataTransfer();
+		dt.items.add(new File([bytes], 'image.png', { type: 'image/png' }));
+		const ev = new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true });
+		document.querySelector(`+jsString(target)+`).dispatchEvent(ev);
+		return ev.defaultPrevented;
+	})()`)
+}
+
+func TestDeskOpensOnFirstProjectAndQuickAddFilesAnIssue(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/")
+	p.waitFor("the first project's list", `location.hash === "#/mygame"`)
+	p.waitRow(s.Check)
+	if got := eval[string](p, `document.querySelector('.project-button').textContent`); !strings.Contains(got, "Ember Isles") {
+		t.Errorf("project switcher shows %q", got)
+	}
+	if got := eval[string](p, `document.getElementById('live-state').textContent`); got == "" {
+		t.Error("no live state in the footer")
+	}
+	p.waitFor("the live footer", `document.getElementById('live-state').textContent === "● live"`)
+
+	p.typeInto("#quick-add", "Torch flickers in the cave !p1 @deep_caves +task #lighting")
+	p.waitFor("the quick add hint", `document.getElementById('quick-add-hint').textContent.includes('area deep caves')`)
+	p.key("\r")
+	p.waitFor("the new row", `[...document.querySelectorAll('.row-title')].some((el) => el.textContent === 'Torch flickers in the cave')`)
+	if v := eval[string](p, `document.getElementById('quick-add').value`); v != "" {
+		t.Errorf("quick add kept %q after adding", v)
+	}
+
+	list, err := d.DB.Issues(context.Background(), "mygame", desk.IssueFilter{Q: "Torch flickers"})
+	if err != nil || len(list.Issues) != 1 {
+		t.Fatalf("store: %v, %d issues", err, len(list.Issues))
+	}
+	got := list.Issues[0]
+	if got.Priority != "p1" || got.Area != "deep caves" || got.Kind != "task" || strings.Join(got.Tags, ",") != "lighting" || got.Source != "owner" {
+		t.Errorf("quick add stored %+v", got)
+	}
+}
+
+func TestQuickAddRefusesAMarkerOnlyLineWithAMessage(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.typeInto("#quick-add", "!p0 +bug")
+	p.key("\r")
+	p.waitFor("the error", `document.getElementById('quick-add-hint').classList.contains('error')`)
+	if got := eval[string](p, `document.getElementById('quick-add-hint').textContent`); !strings.Contains(got, "title") {
+		t.Errorf("hint %q does not ask for a title", got)
+	}
+}
+
+func TestOpenIssueShowsEveryPart(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.click(`[data-id="` + s.Check + `"] .row-title`)
+	p.waitFor("the deep link", `location.hash === "#/mygame/`+s.Check+`"`)
+	p.waitDetail(s.Check)
+	text := eval[string](p, `document.querySelector('article.detail').textContent`)
+	for _, want := range []string{
+		"Lava tips are rounded now", "the east flow", "the ridge above", "/goto 1240 12 -380 yaw 90; /time 17:30",
+		"Send to game", "Round the flow tips", "stage shot 12 from the ridge", "Part of", "Lava flows end in square blocks",
+		"Handed over in", "nightly 42", "Copy path", "Timeline", "Passed", "Still broken",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("detail lacks %q", want)
+		}
+	}
+	// The description is markdown; the issue reference links inside the project.
+	if n := eval[int](p, `document.querySelectorAll('.description strong').length`); n != 1 {
+		t.Errorf("bold in the description rendered %d times", n)
+	}
+	if href := eval[string](p, `document.querySelector('.description a.issue-ref').getAttribute('href')`); href != "#/mygame/"+s.Parent {
+		t.Errorf("issue ref links to %q", href)
+	}
+	// The plan shows its progress.
+	if v := eval[string](p, `document.querySelector('.plan progress').value + '/' + document.querySelector('.plan progress').max`); v != "3/3" {
+		t.Errorf("plan progress %s", v)
+	}
+	// Open folder and Run appear only for a build on this machine.
+	if n := eval[int](p, `[...document.querySelectorAll('.build-card button')].filter((b) => /Open folder|Run/.test(b.textContent)).length`); n != 0 {
+		t.Errorf("build buttons for a path that is not on this machine: %d", n)
+	}
+}
+
+func TestPassedAndStillBrokenWithAPastedScreenshot(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame/"+s.Check)
+	p.waitDetail(s.Check)
+	shot := screenshotPNG(t)
+
+	// Still broken: a pasted screenshot and a note.
+	p.pasteImage("#detail-pane", shot)
+	p.waitFor("the pasted thumbnail", `document.querySelectorAll('.composer-file img').length === 1`)
+	p.typeInto(".composer-text", "the east tip is still square")
+	p.click(".composer .button.danger")
+	p.waitFor("the verdict in the timeline", `!!document.querySelector('.entry.comment.verdict-failed')`)
+	p.waitFor("the status select", `document.querySelector('.status-select').value === 'failed'`)
+	is := issue(t, d, s.Check)
+	if is.Status != "failed" {
+		t.Errorf("status after Still broken: %s", is.Status)
+	}
+	last := is.Comments[len(is.Comments)-1]
+	if last.Verdict == nil || *last.Verdict != "failed" || last.Text != "the east tip is still square" || len(last.Attachments) != 1 || !last.Attachments[0].IsImage {
+		t.Errorf("stored comment %+v", last)
+	}
+	if n := eval[int](p, `document.querySelectorAll('.composer-file').length`); n != 0 {
+		t.Errorf("composer kept %d files after sending", n)
+	}
+
+	// Passed, with a screenshot pasted while the list has the focus, by the p key.
+	// The list settles in the server's order with the failed check in its new place.
+	p.waitFor("the list in the server's order", `fetch('/api/projects/mygame/issues?status=to_check,auto_check,reported,failed,open,in_progress&summary=1')
+		.then((r) => r.json())
+		.then((l) => l.issues.map((i) => i.id).join() === [...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id).join())`)
+	order := eval[[]string](p, `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id)`)
+	p.do(focusList())
+	p.pasteImage("#list-scroller", shot)
+	p.waitFor("the pasted thumbnail", `document.querySelectorAll('.composer-file img').length === 1`)
+	p.key("p")
+	// After Passed the next item of the view opens.
+	next := ""
+	for i, id := range order {
+		if id == s.Check && i+1 < len(order) {
+			next = order[i+1]
+		}
+	}
+	if next == "" {
+		t.Fatalf("no item after %s in %v", s.Check, order)
+	}
+	p.waitDetail(next)
+	if h := eval[string](p, `location.hash`); h != "#/mygame/"+next {
+		t.Errorf("after Passed the page shows %s, want %s", h, next)
+	}
+	is = issue(t, d, s.Check)
+	last = is.Comments[len(is.Comments)-1]
+	if is.Status != "passed" || last.Verdict == nil || *last.Verdict != "passed" || len(last.Attachments) != 1 {
+		t.Errorf("after Passed: status %s, comment %+v", is.Status, last)
+	}
+}
+
+func TestSendToGameShowsWhoPickedItUp(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame/"+s.Check)
+	p.waitDetail(s.Check)
+	p.click(`.command:nth-child(2) .button.primary`)
+	p.waitFor("waiting for the game", `document.querySelectorAll('.send-state')[1].textContent === 'Waiting for the game…'`)
+
+	// The game polls, as its dev console does every two seconds.
+	res, err := http.Get(d.URL + "/api/projects/mygame/commands/next?client=game")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmd desk.Command
+	json.NewDecoder(res.Body).Decode(&cmd)
+	res.Body.Close()
+	if res.StatusCode != 200 || cmd.Command != "/goto 1310 20 -402" || cmd.Issue == nil || *cmd.Issue != s.Check {
+		t.Fatalf("the game got %d %+v", res.StatusCode, cmd)
+	}
+	p.waitFor("the pickup", `document.querySelectorAll('.send-state')[1].textContent.startsWith('Picked up by game at')`)
+	if got := eval[string](p, `document.querySelectorAll('.send-state')[0].textContent`); got != "" {
+		t.Errorf("the first command shows %q though only the second was sent", got)
+	}
+
+	// The s key sends the first command.
+	p.do(focusList())
+	p.key("s")
+	p.waitFor("the first command waiting", `document.querySelectorAll('.send-state')[0].textContent === 'Waiting for the game…'`)
+}
+
+func TestHandoffEditSavesAVersionWithItsDiff(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.do(focusList())
+	p.key("h")
+	p.waitFor("the handoff", `location.hash === '#/mygame/~handoff' && !!document.querySelector('.handoff[data-version="1"]')`)
+	if got := eval[string](p, `document.querySelector('.handoff').innerText`); !strings.Contains(got, "lava_mesh") || !strings.Contains(got, "Where work stopped") {
+		t.Errorf("handoff shows %q", short(got))
+	}
+	p.click(".handoff-head .button")
+	p.waitFor("the editor", `!!document.querySelector('.handoff-editor')`)
+	eval[bool](p, `(() => { const a = document.querySelector('.handoff-editor'); a.value = a.value.replace('Steep slopes, then the harbor collider.', 'The harbor collider first.'); return true; })()`)
+	p.typeInto(`.handoff.editing input[type="text"]`, "harbor first")
+	p.click(".handoff.editing .button.primary")
+	p.waitFor("version 2", `!!document.querySelector('.handoff[data-version="2"]')`)
+	diff := eval[string](p, `document.querySelector('.diff').innerText`)
+	if !strings.Contains(diff, "The harbor collider first.") || !strings.Contains(diff, "Steep slopes") {
+		t.Errorf("diff %q", diff)
+	}
+	h, err := d.DB.Handoff(context.Background(), "mygame", 0)
+	if err != nil || h.Version != 2 || h.Author != "owner" || h.Note != "harbor first" {
+		t.Fatalf("stored handoff %+v, %v", h, err)
+	}
+	if n := eval[int](p, `document.querySelectorAll('.handoff-head select option').length`); n != 2 {
+		t.Errorf("version picker has %d versions", n)
+	}
+	// An agent saves a section from another process; the open handoff follows.
+	if _, err := d.DB.UpdateHandoffSection(context.Background(), "mygame", "Traps", "Never bake the lava at runtime.", "claude"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("the live version 3", `!!document.querySelector('.handoff[data-version="3"]') && document.querySelector('.handoff').innerText.includes('Never bake the lava')`)
+}
+
+func TestMergeTwoIssuesAndUnmerge(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Report)
+	p.waitRow(s.Plain)
+	p.click(`[data-id="` + s.Report + `"] .row-check`)
+	p.click(`[data-id="` + s.Plain + `"] .row-check`)
+	p.waitFor("the selection bar", `!document.querySelector('.selection-bar').hidden`)
+	p.click(`.selection-bar .button`)
+	p.waitFor("the merge dialog", `!!document.querySelector('dialog[open] input[name="target"]')`)
+	// The oldest is the default target.
+	if got := eval[string](p, `document.querySelector('dialog[open] input[name="target"]:checked').value`); got != s.Report {
+		t.Errorf("default target %s, want the oldest %s", got, s.Report)
+	}
+	p.click(`dialog[open] button[type="submit"]`)
+	p.waitDetail(s.Report)
+	p.waitFor("merged into this", `document.querySelector('.merged-sources')?.innerText.includes('`+s.Plain+`')`)
+	p.waitFor("the merged report card", `!!document.querySelector('.report-card')`)
+	src := issue(t, d, s.Plain)
+	if src.ID != s.Report || src.RedirectedFrom != s.Plain {
+		t.Fatalf("%s after the merge: %s (redirected from %q)", s.Plain, src.ID, src.RedirectedFrom)
+	}
+	p.waitFor("the merged row gone", `!document.querySelector('[data-id="`+s.Plain+`"]')`)
+
+	p.click(`.merged-sources .button`)
+	p.waitFor("unmerged", `!document.querySelector('.merged-sources')`)
+	if back := issue(t, d, s.Plain); back.ID != s.Plain || back.MergedInto != nil {
+		t.Errorf("after Unmerge %s is %s, merged into %v", s.Plain, back.ID, back.MergedInto)
+	}
+}
+
+func TestGroupUnderMakesParts(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Report)
+	p.do(focusList())
+	p.click(`[data-id="` + s.Report + `"] .row-check`)
+	p.click(`[data-id="` + s.Plain + `"] .row-check`)
+	p.click(`.selection-bar .button:nth-of-type(2)`)
+	p.waitFor("the group dialog", `!!document.querySelector('dialog[open] input[name="parent"]')`)
+	p.click(`dialog[open] button[type="submit"]`)
+	p.waitFor("the child badge", `document.querySelector('[data-id="`+s.Plain+`"]')?.textContent.includes('part of `+s.Report+`')`)
+	if got := issue(t, d, s.Plain); got.Parent == nil || *got.Parent != s.Report {
+		t.Errorf("parent of %s: %v", s.Plain, got.Parent)
+	}
+}
+
+func TestWritesFromAnotherProcessShowLive(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame/"+s.Report)
+	p.waitDetail(s.Report)
+	p.waitFor("the live stream", `document.getElementById('live-state').textContent === '● live'`)
+	// One stream for every tab lives in the shared worker, not in the page.
+	if n := eval[int](p, `performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/events')).length`); n != 0 {
+		t.Errorf("the page opened %d event streams itself", n)
+	}
+
+	writeFromProcess(t, d.DataDir, "title", s.Plain, "Fog pops in at the cliff edge at dawn")
+	p.waitFor("the new title in its row", `document.querySelector('[data-id="`+s.Plain+`"] .row-title')?.textContent === 'Fog pops in at the cliff edge at dawn'`)
+	if !eval[bool](p, `document.querySelector('[data-id="`+s.Plain+`"]').classList.contains('fresh')`) {
+		t.Error("the changed row is not highlighted")
+	}
+
+	writeFromProcess(t, d.DataDir, "comment", s.Report, "claude", "Reproduced at the pier; the collider is flipped.")
+	p.waitFor("the comment in the timeline", `[...document.querySelectorAll('.entry.comment')].some((e) => e.textContent.includes('the collider is flipped') && e.classList.contains('fresh'))`)
+	p.waitFor("the comment count in the row", `document.querySelector('[data-id="`+s.Report+`"]')?.textContent.includes('2')`)
+
+	// A setting changed by the CLI (a separate process) reaches the page too.
+	cli := buildCLI(t)
+	out, err := exec.Command(cli, "--data", d.DataDir, "project-set", "--project", "mygame", "--name", "Ember Isles II").CombinedOutput()
+	if err != nil {
+		t.Fatalf("desk project-set: %v\n%s", err, out)
+	}
+	p.waitFor("the new project name", `document.querySelector('.project-button').textContent.includes('Ember Isles II')`)
+}
+
+var cliPath string
+
+// buildCLI builds the desk binary once for the tests that run it.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	if cliPath != "" {
+		return cliPath
+	}
+	dir, err := os.MkdirTemp("", "desk-web-cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "desk")
+	out, err := exec.Command("go", "build", "-o", path, "desk/cmd/desk").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build desk: %v\n%s", err, out)
+	}
+	cliPath = path
+	return path
+}
+
+func TestDeepLinksAndMergedIdsLeadToTheIssue(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame/"+strings.ToLower(s.Report))
+	p.waitDetail(s.Report)
+	if _, err := d.DB.Merge(context.Background(), s.Report, []string{s.Plain}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	p.do(navigate(d.URL + "/#/mygame/" + s.Plain))
+	p.waitDetail(s.Report)
+	p.waitFor("the address of the target", `location.hash === '#/mygame/`+s.Report+`'`)
+	if !strings.Contains(eval[string](p, `document.querySelector('.detail-header').innerText`), "was merged into") {
+		t.Error("no note that the id was merged")
+	}
+	p.allowConsole("/api/issues/MG-999") // the browser logs the 404 of the lookup
+	p.do(navigate(d.URL + "/#/mygame/MG-999"))
+	p.waitFor("the missing issue", `document.getElementById('detail-pane').innerText.includes('There is no issue MG-999')`)
+}
+
+func TestALateResponseNeverReplacesTheChosenIssue(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.waitRow(s.Report)
+	// Make the server's answer for the first issue arrive late.
+	eval[bool](p, `(() => {
+		const real = window.fetch;
+		window.fetch = (url, init) => {
+			const r = real(url, init);
+			return String(url).endsWith('/api/issues/`+s.Check+`') ? r.then((res) => new Promise((ok) => setTimeout(() => ok(res), 600))) : r;
+		};
+		return true;
+	})()`)
+	p.click(`[data-id="` + s.Check + `"] .row-title`)
+	p.click(`[data-id="` + s.Report + `"] .row-title`)
+	p.waitDetail(s.Report)
+	time.Sleep(900 * time.Millisecond)
+	if got := eval[string](p, `document.querySelector('article.detail').dataset.issue + ' ' + location.hash`); got != s.Report+" #/mygame/"+s.Report {
+		t.Errorf("after the late answer the page shows %s", got)
+	}
+}
+
+func TestKeyboardDrivesTheDesk(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.do(focusList())
+
+	p.key("j")
+	first := eval[string](p, `document.querySelector('.row.cursor').dataset.id`)
+	p.key("j")
+	second := eval[string](p, `document.querySelector('.row.cursor').dataset.id`)
+	if first == second {
+		t.Errorf("j did not move the cursor (%s)", first)
+	}
+	if got := eval[string](p, `document.getElementById('list-scroller').getAttribute('aria-activedescendant')`); got != "row-"+second {
+		t.Errorf("aria-activedescendant %q, want row-%s", got, second)
+	}
+	p.key("k")
+	p.key("\r")
+	p.waitDetail(first)
+	// With an issue open, the open issue follows the cursor.
+	p.key("j")
+	p.waitDetail(second)
+	p.key("\x1b")
+	p.waitFor("the list without an issue", `location.hash === '#/mygame'`)
+
+	p.key("x")
+	p.waitFor("one selected", `document.querySelector('.selection-bar').innerText.includes('1 issue selected')`)
+	p.key("\x1b")
+	p.waitFor("selection cleared", `document.querySelector('.selection-bar').hidden`)
+
+	p.key("1")
+	p.waitFor("only To check", `[...document.querySelectorAll('.chip[aria-pressed="true"]')].map((c) => c.textContent).join() === 'To check1'`)
+	p.waitFor("one row", `document.querySelectorAll('#list-scroller [data-id]').length === 1`)
+	p.key("0")
+	p.waitFor("every status", `document.querySelectorAll('.chip[aria-pressed="true"]').length === 9`)
+	p.waitFor("every row", `document.querySelectorAll('#list-scroller [data-id]').length === 12`)
+
+	p.key("b")
+	p.waitFor("the backlog", `!!document.querySelector('.group-header')`)
+	p.key("b")
+	p.waitFor("triage again", `!document.querySelector('.group-header')`)
+
+	theme := eval[string](p, `document.documentElement.dataset.theme`)
+	p.key("t")
+	if got := eval[string](p, `document.documentElement.dataset.theme`); got == theme {
+		t.Errorf("t kept the theme %s", got)
+	}
+
+	p.key("?")
+	p.waitFor("the help", `document.querySelector('dialog[open]')?.innerText.includes('Keyboard')`)
+	help := eval[string](p, `document.querySelector('dialog[open]').innerText`)
+	for _, want := range []string{"next issue", "passed", "still broken", "send the first location command", "copy the first", "edit the description", "merge the selection", "triage / backlog", "handoff", "new issue", "quick add", "search", "show one status", "every status", "refresh", "theme"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+	p.key("\x1b")
+	p.waitFor("help closed", `!document.querySelector('dialog[open]')`)
+
+	p.key("/")
+	p.waitFor("search focused", `document.activeElement.id === 'search'`)
+	p.typeInto("#search", "harbor")
+	p.waitFor("the search result", `document.querySelectorAll('#list-scroller [data-id]').length === 1 && !!document.querySelector('[data-id="`+s.Report+`"]')`)
+	p.key("\x1b")
+	p.waitFor("search cleared", `document.querySelectorAll('#list-scroller [data-id]').length === 12`)
+
+	p.key("q")
+	p.waitFor("quick add focused", `document.activeElement.id === 'quick-add'`)
+	p.key("\x1b")
+	p.key("n")
+	p.waitFor("the new issue dialog", `document.querySelector('dialog[open]')?.innerText.includes('New issue')`)
+	p.key("\x1b")
+	p.waitFor("dialog closed", `!document.querySelector('dialog[open]')`)
+
+	// e edits the description of the open issue; Ctrl+Enter saves.
+	p.do(navigate(d.URL + "/#/mygame/" + s.Report))
+	p.waitDetail(s.Report)
+	p.do(focusList())
+	p.key("e")
+	p.waitFor("the description editor", `document.activeElement.classList.contains('body-editor')`)
+	eval[bool](p, `(() => { document.activeElement.value = 'Left of the **pier**.'; return true; })()`)
+	p.do(ctrlEnter())
+	p.waitFor("the saved description", `document.querySelector('.description strong')?.textContent === 'pier'`)
+	if got := issue(t, d, s.Report).Body; got != "Left of the **pier**." {
+		t.Errorf("stored body %q", got)
+	}
+
+	// c focuses the composer; f with an empty composer asks what is broken.
+	p.do(focusList())
+	p.key("f")
+	p.waitFor("the armed composer", `document.activeElement.classList.contains('composer-text') && document.querySelector('.composer').classList.contains('armed-failed')`)
+}
+
+func TestProjectSettingsSave(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.click(".project-button")
+	p.click(`.menu .menu-item:last-child`)
+	p.waitFor("the settings dialog", `!!document.querySelector('dialog[open] input[name="seed"]')`)
+	eval[bool](p, `(() => {
+		const f = document.querySelector('dialog[open] form');
+		f.querySelector('input[name="seed"]').value = 'abc';
+		return true;
+	})()`)
+	p.click(`dialog[open] button[type="submit"]`)
+	p.waitFor("the seed error", `document.querySelector('dialog[open] .form-error').textContent.includes('whole number')`)
+	eval[bool](p, `(() => {
+		const f = document.querySelector('dialog[open] form');
+		f.querySelector('input[name="name"]').value = 'Ember Isles Remastered';
+		f.querySelector('input[name="seed"]').value = '1234';
+		f.querySelector('input[name="notify-status"]').checked = false;
+		f.querySelector('select[name="lead"]').value = 'codex';
+		return true;
+	})()`)
+	p.click(`dialog[open] button[type="submit"]`)
+	p.waitFor("the dialog closed", `!document.querySelector('dialog[open]')`)
+	pr, err := d.DB.Project(context.Background(), "mygame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.Name != "Ember Isles Remastered" || pr.DefaultSeed == nil || *pr.DefaultSeed != 1234 || pr.Notify.Status || !pr.Notify.Comments || pr.Lead == nil || *pr.Lead != "codex" {
+		t.Errorf("stored settings %+v", pr.Project)
+	}
+	p.waitFor("the new name in the top bar", `document.querySelector('.project-button').textContent.includes('Remastered')`)
+}
+
+func TestNewProjectFromTheMenu(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.click(".project-button")
+	p.click(`.menu .menu-item:nth-last-child(2)`)
+	p.waitFor("the dialog", `!!document.querySelector('dialog[open] input[name="slug"]')`)
+	p.typeInto(`dialog[open] input[name="name"]`, "Star Forge")
+	p.waitFor("the suggested slug and prefix", `document.querySelector('dialog[open] input[name="slug"]').value === 'star-forge' && document.querySelector('dialog[open] input[name="prefix"]').value === 'ST'`)
+	p.click(`dialog[open] button[type="submit"]`)
+	p.waitFor("the new project", `location.hash === '#/star-forge'`)
+	if _, err := d.DB.Project(context.Background(), "star-forge"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMarkdownFromTheServerNeverBecomesMarkup(t *testing.T) {
+	d, s := startSample(t)
+	body := "<img src=x onerror=\"document.title='pwned'\"> <script>document.title='pwned'</script>\n\n[x](javascript:document.title='pwned') **fine**"
+	if _, err := d.DB.UpdateIssue(context.Background(), s.Plain, desk.IssueFields{Body: &body, Title: ptr(`<b>bold</b> title`)}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, d, "/#/mygame/"+s.Plain)
+	p.waitDetail(s.Plain)
+	if n := eval[int](p, `document.querySelectorAll('.description img, .description script, .description a[href^="javascript"], .detail-title b, .row b').length`); n != 0 {
+		t.Errorf("%d elements came from the issue's text", n)
+	}
+	if got := eval[string](p, `document.querySelector('.description').innerText`); !strings.Contains(got, "<script>") {
+		t.Errorf("the escaped text is not shown: %q", got)
+	}
+	if got := eval[string](p, `document.title`); got == "pwned" {
+		t.Error("script from the body ran")
+	}
+}
+
+func TestThemeAndSplitterAreRemembered(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.do(focusSplitter())
+	before := eval[string](p, `document.getElementById('splitter').getAttribute('aria-valuenow')`)
+	p.key(kbRight)
+	p.key(kbRight)
+	after := eval[string](p, `document.getElementById('splitter').getAttribute('aria-valuenow')`)
+	if after == before {
+		t.Fatalf("ArrowRight kept the splitter at %s", before)
+	}
+	p.click("#theme-button")
+	theme := eval[string](p, `document.documentElement.dataset.theme`)
+	p.do(reload())
+	p.waitRow(s.Check)
+	if got := eval[string](p, `document.getElementById('splitter').getAttribute('aria-valuenow')`); got != after {
+		t.Errorf("splitter after reload %s, want %s", got, after)
+	}
+	if got := eval[string](p, `document.documentElement.dataset.theme`); got != theme {
+		t.Errorf("theme after reload %s, want %s", got, theme)
+	}
+	p.do(focusSplitter())
+	p.key(kbHome)
+	if got := eval[string](p, `document.getElementById('splitter').getAttribute('aria-valuenow')`); got != "42" {
+		t.Errorf("Home put the splitter at %s", got)
+	}
+}
+
+func TestPhoneShowsOnePaneAtATime(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame", pageOptions{width: 390, height: 844})
+	p.waitRow(s.Check)
+	if eval[bool](p, `getComputedStyle(document.getElementById('detail-pane')).display !== 'none'`) {
+		t.Error("the detail pane shows next to the list on a phone")
+	}
+	p.click(`[data-id="` + s.Check + `"] .row-title`)
+	p.waitDetail(s.Check)
+	if !eval[bool](p, `getComputedStyle(document.getElementById('list-pane')).display === 'none'`) {
+		t.Error("the list still shows under the open issue")
+	}
+	p.click(`.detail-actions .phone-only`)
+	p.waitFor("the list again", `location.hash === '#/mygame' && getComputedStyle(document.getElementById('list-pane')).display !== 'none'`)
+}
+
+func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
+	d, _ := startSample(t)
+	seedLarge(t, d.DB, "mygame", 600)
+	p := openPage(t, d, "/#/mygame")
+	p.waitFor("the first rows", `document.querySelectorAll('#list-scroller [data-id]').length > 5`)
+	p.do(focusList())
+	p.key("0")
+	p.waitFor("every issue loaded", `document.querySelector('.list-footer').textContent.startsWith('612 of 612')`)
+	if n := eval[int](p, `document.querySelectorAll('#list-scroller [data-id]').length`); n > 40 {
+		t.Errorf("%d row nodes for 612 issues", n)
+	}
+	// k from no cursor goes to the last issue, far outside the window.
+	p.key("k")
+	last := eval[string](p, `document.querySelector('.row.cursor')?.dataset.id || ''`)
+	if last == "" {
+		t.Fatal("the last row was not revealed")
+	}
+	if pos := eval[string](p, `document.querySelector('.row.cursor').getAttribute('aria-posinset') + '/' + document.querySelector('.row.cursor').getAttribute('aria-setsize')`); pos != "612/612" {
+		t.Errorf("cursor row at %s", pos)
+	}
+	p.key("x")
+	p.key("k")
+	p.key("x")
+	p.waitFor("two selected", `document.querySelector('.selection-bar').innerText.includes('2 issues selected')`)
+
+	// A live edit replaces only its own row. In number order the edit
+	// does not move the row.
+	eval[bool](p, `(() => { const s = document.querySelector('select[aria-label="Sort"]'); s.value = 'number'; s.dispatchEvent(new Event('change')); return true; })()`)
+	p.waitFor("number order", `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => +r.dataset.id.slice(3)).every((n, i, a) => i === 0 || a[i - 1] > n)`)
+	visible := eval[[]string](p, `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id)`)
+	target := visible[len(visible)/2]
+	eval[bool](p, `(() => {
+		window.touched = new Set();
+		new MutationObserver((records) => {
+			for (const r of records) for (const n of [...r.addedNodes, ...r.removedNodes]) if (n.dataset?.id) window.touched.add(n.dataset.id);
+		}).observe(document.querySelector('.window-host'), { childList: true });
+		return true;
+	})()`)
+	writeFromProcess(t, d.DataDir, "title", target, "renamed while the owner looks")
+	p.waitFor("the renamed row", `document.querySelector('[data-id="`+target+`"] .row-title')?.textContent === 'renamed while the owner looks'`)
+	time.Sleep(200 * time.Millisecond)
+	if got := eval[[]string](p, `[...window.touched]`); len(got) != 1 || got[0] != target {
+		t.Errorf("a live edit of %s touched rows %v", target, got)
+	}
+}

@@ -1,0 +1,112 @@
+// Talking to the desk server. Every request is same-origin JSON; errors come
+// back as {"error": "..."} and surface here as ApiError with that message.
+
+export class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/** True for the error a superseded request ends with; callers ignore it. */
+export function isAbort(err) {
+  return err?.name === 'AbortError';
+}
+
+/** The per-run token the server writes into the page; only build open/run need it. */
+export function pageToken() {
+  return document.querySelector('meta[name="desk-token"]')?.content || '';
+}
+
+async function errorOf(res) {
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const body = await res.json();
+    if (body && typeof body.error === 'string') message = body.error;
+  } catch {
+    // Not JSON: keep the status line.
+  }
+  return new ApiError(res.status, message);
+}
+
+async function request(method, url, { body, signal, headers } = {}) {
+  const init = { method, signal, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(url, init);
+  } catch (err) {
+    if (isAbort(err)) throw err;
+    throw new ApiError(0, 'The desk server is not reachable. Is `desk serve` still running?');
+  }
+  if (!res.ok) throw await errorOf(res);
+  return res;
+}
+
+/** GET and parse JSON. */
+export async function getJSON(url, options = {}) {
+  const res = await request('GET', url, options);
+  return res.json();
+}
+
+/**
+ * GET a JSON read with its ETag. When the ETag equals `etag`, the body is
+ * not parsed and `data` is null: the caller already shows this version.
+ */
+export async function getVersioned(url, etag, options = {}) {
+  const res = await request('GET', url, options);
+  const tag = res.headers.get('ETag');
+  if (tag && etag && tag === etag) {
+    res.body?.cancel();
+    return { data: null, etag: tag, unchanged: true };
+  }
+  return { data: await res.json(), etag: tag, unchanged: false };
+}
+
+export async function postJSON(url, body, options = {}) {
+  const res = await request('POST', url, { ...options, body });
+  return res.status === 204 ? null : res.json();
+}
+
+export async function patchJSON(url, body, options = {}) {
+  const res = await request('PATCH', url, { ...options, body });
+  return res.json();
+}
+
+export async function deleteJSON(url, options = {}) {
+  const res = await request('DELETE', url, options);
+  return res.status === 204 ? null : res.json();
+}
+
+/** Paths of the API, so that no view builds a URL by hand. */
+export const paths = {
+  health: () => '/api/health',
+  projects: () => '/api/projects',
+  project: (slug) => `/api/projects/${encodeURIComponent(slug)}`,
+  issues: (slug, query = '') => `/api/projects/${encodeURIComponent(slug)}/issues${query ? `?${query}` : ''}`,
+  issue: (id) => `/api/issues/${encodeURIComponent(id)}`,
+  comments: (id) => `/api/issues/${encodeURIComponent(id)}/comments`,
+  attachments: (id) => `/api/issues/${encodeURIComponent(id)}/attachments`,
+  attachment: (attId) => `/api/attachments/${encodeURIComponent(attId)}`,
+  plan: (id) => `/api/issues/${encodeURIComponent(id)}/plan`,
+  step: (id, n) => `/api/issues/${encodeURIComponent(id)}/plan/steps/${n}`,
+  parent: (id) => `/api/issues/${encodeURIComponent(id)}/parent`,
+  merge: (id) => `/api/issues/${encodeURIComponent(id)}/merge`,
+  unmerge: (id) => `/api/issues/${encodeURIComponent(id)}/unmerge`,
+  queue: (slug) => `/api/projects/${encodeURIComponent(slug)}/commands`,
+  command: (cmdId) => `/api/commands/${encodeURIComponent(cmdId)}`,
+  handoff: (slug, version) => `/api/projects/${encodeURIComponent(slug)}/handoff${version ? `?version=${version}` : ''}`,
+  handoffHistory: (slug) => `/api/projects/${encodeURIComponent(slug)}/handoff/history`,
+  handoffDiff: (slug, from, to) => `/api/projects/${encodeURIComponent(slug)}/handoff/diff?from=${from}${to ? `&to=${to}` : ''}`,
+  projectBuild: (slug, action) => `/api/projects/${encodeURIComponent(slug)}/build/${action}`,
+  issueBuild: (id, action) => `/api/issues/${encodeURIComponent(id)}/build/${action}`,
+};
+
+/** Opens the build's folder or runs it; the server checks the page token. */
+export function buildAction(url) {
+  return postJSON(url, {}, { headers: { 'X-Desk-Token': pageToken() } });
+}

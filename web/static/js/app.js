@@ -1,0 +1,856 @@
+// The desk in the browser: the state the views draw from, the loading of
+// projects, lists and issues, the owner's actions, and live updates.
+//
+// Views never fetch on their own and never hold state that others need; they
+// call the app, and the app redraws them. Every load goes through a Latest,
+// so a slow response never replaces a view the owner has since left.
+
+import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort } from './api.js';
+import { Latest } from './latest.js';
+import { parseRoute, formatRoute } from './router.js';
+import { prefs } from './prefs.js';
+import { defaultFilters, cleanFilters, listQuery, PAGE_SIZE } from './list-query.js';
+import { backlogGroups, boardColumns, navigationOrder, groupKey } from './list-model.js';
+import { Selection } from './selection.js';
+import { STATUSES, OWNER } from './enums.js';
+import { fileToAttachment, filesOf } from './files.js';
+import { toast, toastError } from './toast.js';
+import { plural } from './format.js';
+import { h, isTyping } from './dom.js';
+import { cycleTheme } from './theme.js';
+import { LiveClient } from './live-client.js';
+import { installKeyboard } from './keyboard.js';
+import { installSplitter } from './splitter.js';
+import { installPopoverDismiss } from './build-controls.js';
+import { TopBar } from './top-bar.js';
+import { ListPane } from './list/list-pane.js';
+import { DetailView } from './detail/detail-view.js';
+import { sendCommand, copyCommand, checkPendingSends } from './detail/location-card.js';
+import { HandoffView } from './handoff-view.js';
+import { AgentsView } from './agents/agents-view.js';
+import { newIssueDialog } from './dialogs/new-issue.js';
+import { newProjectDialog } from './dialogs/new-project.js';
+import { projectSettingsDialog } from './dialogs/project-settings.js';
+import { mergeDialog, groupDialog } from './dialogs/merge.js';
+import { helpDialog } from './dialogs/help.js';
+import { dialogOpen } from './dialogs/dialog.js';
+
+// How long a changed row or timeline entry stays highlighted.
+const FRESH_MS = 2600;
+// Live changes that arrive together are handled together.
+const LIVE_BATCH_MS = 25;
+const PHONE = '(max-width: 760px)';
+
+// Fields of a full issue that the list rows carry (summary=1 drops body and plan).
+const SUMMARY_DROP = ['body', 'plan', 'comments', 'attachments', 'activity', 'children', 'merged_sources', 'parent_info', 'commands', 'redirected_from'];
+
+export class DeskApp {
+  constructor() {
+    this.route = parseRoute(location.hash);
+    this.projects = [];
+    this.project = null;
+    this.slug = null;
+    this.view = 'triage';
+    this.filters = defaultFilters();
+    this.collapsed = new Set();
+    this.list = emptyList();
+    this.listError = null;
+    this.model = { issues: [], groups: [], columns: [] };
+    this.order = [];
+    this.positions = new Map();
+    this.cursor = null;
+    this.selection = new Selection();
+    this.fresh = new Map();
+    this.detail = null;
+    this.pendingChanges = [];
+    this.liveTimer = 0;
+
+    this.listReq = new Latest();
+    this.detailReq = new Latest();
+    this.projectReq = new Latest();
+    this.projectsReq = new Latest();
+
+    // Issue ids in markdown link to issues of the same project.
+    this.issueHref = (id) => {
+      const prefix = this.project?.prefix || this.projects.find((p) => p.slug === this.slug)?.prefix;
+      return prefix && id.toUpperCase().startsWith(`${prefix}-`) ? `#/${this.slug}/${id}` : null;
+    };
+
+    this.topBar = new TopBar(this);
+    this.listPane = new ListPane(document.getElementById('list-pane'), this);
+    this.detailPane = document.getElementById('detail-pane');
+    this.detailView = new DetailView(this.detailPane, this);
+    this.handoffView = new HandoffView(this.detailPane, this);
+    this.agentsPane = document.getElementById('agents-pane');
+    this.agentsView = new AgentsView(this.agentsPane);
+    this.workspace = document.getElementById('workspace');
+    this.liveState = document.getElementById('live-state');
+
+    this.live = new LiveClient({
+      onChange: (changes) => this.liveChanges(changes),
+      onRefresh: () => this.refresh({ quiet: true }),
+      onResync: () => this.refresh({ quiet: true }),
+      onMode: (mode) => this.showLiveMode(mode),
+    });
+  }
+
+  start() {
+    installKeyboard(this);
+    installSplitter(document.getElementById('splitter'), this.workspace);
+    installPopoverDismiss();
+    addEventListener('hashchange', () => this.onRoute());
+    document.addEventListener('paste', (e) => this.paste(e));
+    this.loadProjects();
+    this.onRoute();
+    getJSON(paths.health()).then((h) => {
+      document.getElementById('brand-version').textContent = h.version ? `v${h.version}` : '';
+    }, () => {});
+  }
+
+  // ---- Routing ------------------------------------------------------------
+
+  navigate(route, { replace = false } = {}) {
+    const hash = formatRoute(route);
+    if (hash === location.hash) {
+      this.onRoute();
+      return;
+    }
+    if (replace) {
+      history.replaceState(null, '', hash);
+      this.onRoute();
+    } else {
+      location.hash = hash;
+    }
+  }
+
+  onRoute() {
+    const route = parseRoute(location.hash);
+    this.route = route;
+    this.workspace.classList.toggle('agents', route.agents);
+    this.agentsPane.hidden = !route.agents;
+    if (route.agents) {
+      this.agentsView.show();
+      this.live.follow(null);
+      this.topBar.render();
+      return;
+    }
+    if (!route.project) {
+      this.chooseProject();
+      return;
+    }
+    if (route.project !== this.slug) this.enterProject(route.project);
+
+    if (route.handoff) {
+      this.detailReq.cancel();
+      this.detail = null;
+      this.detailView.reset();
+      this.handoffView.open(this.slug);
+      document.body.classList.add('detail-open');
+    } else {
+      this.handoffView.close();
+      if (route.issue) {
+        document.body.classList.add('detail-open');
+        if (this.detail?.id !== route.issue) this.loadDetail(route.issue);
+        this.setCursor(route.issue, { reveal: true });
+      } else {
+        document.body.classList.remove('detail-open');
+        this.detailReq.cancel();
+        this.detail = null;
+        this.detailView.showEmpty();
+      }
+    }
+    this.listPane.view.refresh();
+    this.topBar.render();
+  }
+
+  /** The start page: the last project used, else the first, else an invitation to create one. */
+  async chooseProject() {
+    if (!this.projectsLoaded) await this.loadProjects();
+    if (parseRoute(location.hash).project) return; // the owner went somewhere meanwhile
+    const last = prefs.lastProject();
+    const pick = this.projects.find((p) => p.slug === last) || this.projects[0];
+    if (pick) {
+      this.navigate({ project: pick.slug }, { replace: true });
+      return;
+    }
+    this.slug = null;
+    this.project = null;
+    this.listPane.render();
+    this.listPane.showMessage(welcome(this));
+    this.detailView.showEmpty();
+    this.topBar.render();
+  }
+
+  enterProject(slug) {
+    this.slug = slug;
+    this.project = this.projects.find((p) => p.slug === slug) || null;
+    prefs.setLastProject(slug);
+    this.filters = cleanFilters(prefs.filters(slug));
+    this.view = ['triage', 'backlog', 'board'].includes(prefs.view(slug)) ? prefs.view(slug) : 'triage';
+    this.collapsed = prefs.collapsed(slug);
+    this.list = emptyList();
+    this.listError = null;
+    this.model = { issues: [], groups: [], columns: [] };
+    this.order = [];
+    this.positions = new Map();
+    this.cursor = null;
+    this.selection.clear();
+    this.fresh.clear();
+    this.detail = null;
+    this.listPane.view.clear();
+    this.listPane.view.firstPaint = false;
+    this.topBar.search.value = this.filters.q;
+    this.loadList();
+    this.loadProject();
+    this.live.follow(slug);
+  }
+
+  switchProject(slug) {
+    this.navigate({ project: slug });
+  }
+
+  // ---- Loading ------------------------------------------------------------
+
+  async loadProjects() {
+    const req = this.projectsReq.begin();
+    try {
+      const data = await getJSON(paths.projects(), { signal: req.signal });
+      if (!req.current()) return;
+      this.projects = data.projects || [];
+      this.projectsLoaded = true;
+      if (!this.project && this.slug) this.project = this.projects.find((p) => p.slug === this.slug) || null;
+      this.topBar.render();
+    } catch (err) {
+      if (!isAbort(err) && req.current()) toastError(err, 'Could not load the projects');
+    }
+  }
+
+  async loadProject() {
+    const slug = this.slug;
+    if (!slug) return;
+    const req = this.projectReq.begin();
+    try {
+      const project = await getJSON(paths.project(slug), { signal: req.signal });
+      if (!req.current() || slug !== this.slug) return;
+      const first = !this.project;
+      this.project = project;
+      this.listPane.filters.render();
+      if (!this.list.loaded) this.listPane.render();
+      // An issue drawn before the project was known gets its issue links now.
+      if (first && this.detail && !this.detailView.isEditing()) this.showDetail(this.detail);
+      this.topBar.render();
+      if (!this.route.issue && !this.route.handoff && !this.route.agents) this.detailView.showEmpty();
+    } catch (err) {
+      if (isAbort(err) || !req.current()) return;
+      if (err.status === 404) {
+        toast(`There is no project “${slug}”.`, { error: true });
+        prefs.setLastProject(null);
+        this.slug = null;
+        this.navigate({ project: null }, { replace: true });
+      } else {
+        toastError(err, 'Could not load the project');
+      }
+    }
+  }
+
+  /**
+   * Loads the list for the current filters and view.
+   * @param {{live?: boolean}} opts live: a change from elsewhere; changed rows light up
+   */
+  async loadList({ live = false } = {}) {
+    const slug = this.slug;
+    if (!slug) return;
+    const url = paths.issues(slug, listQuery(this.filters, this.view, this.list.limit));
+    const req = this.listReq.begin();
+    const sameQuery = this.list.url === url;
+    if (!live) this.listPane.setLoading(true);
+    try {
+      const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal });
+      if (!req.current() || slug !== this.slug) return;
+      this.listPane.setLoading(false);
+      if (res.unchanged) return;
+      this.applyList(res.data, url, res.etag, live && sameQuery);
+    } catch (err) {
+      if (isAbort(err) || !req.current()) return;
+      this.listPane.setLoading(false);
+      this.listError = `Could not load the issues: ${err.message}`;
+      this.listPane.render();
+    }
+  }
+
+  applyList(data, url, etag, markFresh) {
+    const before = this.list.loaded ? new Map(this.list.issues.map((i) => [i.id, i])) : null;
+    if (markFresh && before) {
+      const until = Date.now() + FRESH_MS;
+      for (const issue of data.issues) {
+        const old = before.get(issue.id);
+        if (!old || old.updated_at !== issue.updated_at || old.comment_count !== issue.comment_count) this.fresh.set(issue.id, until);
+      }
+    }
+    this.list = {
+      url,
+      etag,
+      loaded: true,
+      issues: data.issues || [],
+      total: data.total ?? (data.issues || []).length,
+      counts: data.counts || null,
+      search: data.search || null,
+      limit: this.list.limit,
+    };
+    this.listError = null;
+    this.rebuildModel();
+    this.listPane.render();
+    this.topBar.render();
+  }
+
+  rebuildModel() {
+    this.workspace.classList.toggle('board', this.view === 'board');
+    const issues = this.list.issues;
+    const groups = this.view === 'backlog' ? backlogGroups(issues) : [];
+    const columns = this.view === 'board' ? boardColumns(issues, this.filters.statuses) : [];
+    this.model = { issues, groups, columns };
+    this.order = navigationOrder(this.view, issues, groups, columns);
+    this.positions = new Map(this.order.map((id, i) => [id, i]));
+    this.byId = new Map(issues.map((i) => [i.id, i]));
+    this.selection.retain(this.positions);
+    if (this.cursor && !this.positions.has(this.cursor) && this.route.issue !== this.cursor) this.cursor = null;
+  }
+
+  positionOf(id) {
+    return this.positions.get(id) ?? -1;
+  }
+
+  issueById(id) {
+    return this.byId?.get(id) || (this.detail?.id === id ? this.detail : null);
+  }
+
+  isFresh(id) {
+    const until = this.fresh.get(id);
+    if (!until) return false;
+    if (until > Date.now()) return true;
+    this.fresh.delete(id);
+    return false;
+  }
+
+  async loadDetail(id) {
+    const req = this.detailReq.begin();
+    const summary = this.byId?.get(id);
+    if (summary) this.detailView.showPending(summary);
+    try {
+      const detail = await getJSON(paths.issue(id), { signal: req.signal });
+      if (!req.current() || this.route.issue !== id) return;
+      if (detail.redirected_from || detail.id !== id) {
+        // A merged id leads to its target; the address follows.
+        history.replaceState(null, '', formatRoute({ project: this.slug, issue: detail.id }));
+        this.route = parseRoute(location.hash);
+        toast(`${id} was merged into ${detail.id}`);
+      }
+      this.showDetail(detail);
+    } catch (err) {
+      if (isAbort(err) || !req.current()) return;
+      this.detail = null;
+      this.detailView.showError(id, err.status === 404 ? `There is no issue ${id}.` : err.message);
+    }
+  }
+
+  showDetail(detail) {
+    this.detail = detail;
+    this.detailView.show(detail);
+    performance.mark(`desk:detail:${detail.id}`);
+  }
+
+  /** Reloads the open issue (after a live change); waits while the owner edits it. */
+  async refreshDetail() {
+    const id = this.detail?.id;
+    if (!id || this.route.issue !== id) return;
+    if (this.detailView.isEditing()) {
+      this.detailView.deferRefresh();
+      return;
+    }
+    const req = this.detailReq.begin();
+    try {
+      const detail = await getJSON(paths.issue(id), { signal: req.signal });
+      if (!req.current() || this.route.issue !== id) return;
+      if (this.detailView.isEditing()) {
+        this.detailView.deferRefresh();
+        return;
+      }
+      this.showDetail(detail);
+    } catch (err) {
+      if (isAbort(err) || !req.current()) return;
+      if (err.status === 404) this.detailView.showError(id, `${id} was deleted.`);
+    }
+  }
+
+  /** Reloads everything on screen (r, or after the live stream was down). */
+  refresh({ quiet = false } = {}) {
+    if (!this.slug) {
+      this.loadProjects();
+      return;
+    }
+    this.loadProjects();
+    this.loadProject();
+    this.loadList({ live: quiet });
+    if (this.route.issue) this.refreshDetail();
+    if (this.route.handoff) this.handoffView.changed();
+    if (!quiet) toast('Refreshed');
+  }
+
+  // ---- Live ---------------------------------------------------------------
+
+  liveChanges(changes) {
+    this.pendingChanges.push(...changes);
+    if (this.liveTimer) return;
+    this.liveTimer = setTimeout(() => {
+      this.liveTimer = 0;
+      const batch = this.pendingChanges;
+      this.pendingChanges = [];
+      this.applyChanges(batch);
+    }, LIVE_BATCH_MS);
+  }
+
+  applyChanges(changes) {
+    const mine = changes.filter((c) => c.project === this.slug);
+    if (changes.some((c) => c.type === 'agent')) this.agentsView.changed(changes.filter((c) => c.type === 'agent'));
+    if (changes.some((c) => c.project !== this.slug)) this.scheduleProjectsReload();
+    if (!mine.length) return;
+    const issues = new Set(mine.map((c) => c.issue).filter(Boolean));
+    if (mine.some((c) => c.issue)) this.loadList({ live: true });
+    if (mine.some((c) => c.type === 'handoff')) this.handoffView.changed();
+    const d = this.detail;
+    if (d) {
+      const related = [d.id, d.parent, ...(d.children || []).map((c) => c.id), ...(d.merged_sources || []).map((m) => m.id)];
+      if (related.some((id) => id && issues.has(id))) {
+        checkPendingSends(d.id);
+        this.refreshDetail();
+      }
+    }
+    this.scheduleProjectReload();
+  }
+
+  // Counts, build and areas follow the list closely but need not be instant.
+  scheduleProjectReload() {
+    clearTimeout(this.projectTimer);
+    this.projectTimer = setTimeout(() => {
+      this.loadProject();
+      this.loadProjects();
+    }, 250);
+  }
+
+  scheduleProjectsReload() {
+    clearTimeout(this.projectsTimer);
+    this.projectsTimer = setTimeout(() => this.loadProjects(), 1000);
+  }
+
+  showLiveMode(mode) {
+    const el = this.liveState;
+    el.className = `live-state ${mode}`;
+    el.textContent = mode === 'live' ? '● live' : mode === 'polling' ? '○ polling' : '○ connecting';
+    el.title = mode === 'live' ? 'Changes from anywhere show as they happen' : 'The live stream is down; checking for changes every few seconds';
+  }
+
+  // ---- Filters and views ---------------------------------------------------
+
+  saveFilters() {
+    if (this.slug) prefs.setFilters(this.slug, { ...this.filters, q: '' });
+  }
+
+  filtersChanged() {
+    this.saveFilters();
+    this.list.limit = PAGE_SIZE;
+    this.loadList();
+    this.listPane.filters.render();
+  }
+
+  setFilter(key, value) {
+    this.filters[key] = value;
+    this.filtersChanged();
+  }
+
+  setSearch(q) {
+    if (q === this.filters.q) return;
+    this.filters.q = q;
+    this.filtersChanged();
+  }
+
+  toggleStatus(status, only) {
+    const set = new Set(this.filters.statuses);
+    if (only) {
+      this.filters.statuses = [status];
+    } else {
+      if (set.has(status)) set.delete(status);
+      else set.add(status);
+      this.filters.statuses = STATUSES.filter((s) => set.has(s));
+    }
+    if (this.view === 'backlog') this.view = 'triage';
+    this.filtersChanged();
+  }
+
+  showOnlyStatus(status) {
+    if (!this.slug) return;
+    this.toggleStatus(status, true);
+  }
+
+  showAllStatuses() {
+    if (!this.slug) return;
+    this.filters.statuses = [...STATUSES];
+    if (this.view === 'backlog') this.view = 'triage';
+    this.filtersChanged();
+  }
+
+  resetFilters() {
+    this.filters = defaultFilters();
+    this.topBar.search.value = '';
+    this.filtersChanged();
+  }
+
+  setView(view) {
+    if (!this.slug || view === this.view) return;
+    this.view = view;
+    prefs.setView(this.slug, view);
+    this.list.limit = PAGE_SIZE;
+    // The loaded issues still fit the new view's frame until the new list arrives.
+    this.rebuildModel();
+    this.listPane.render();
+    this.loadList();
+  }
+
+  toggleBacklog() {
+    this.setView(this.view === 'backlog' ? 'triage' : 'backlog');
+  }
+
+  toggleGroup(key) {
+    if (this.collapsed.has(key)) this.collapsed.delete(key);
+    else this.collapsed.add(key);
+    prefs.setCollapsed(this.slug, this.collapsed);
+    this.listPane.view.render();
+  }
+
+  showMore() {
+    this.list.limit += PAGE_SIZE;
+    this.loadList();
+  }
+
+  // ---- Cursor, selection ---------------------------------------------------
+
+  setCursor(id, { reveal = true } = {}) {
+    if (!id) return;
+    this.cursor = id;
+    if (this.view === 'backlog') this.unfoldFor(id);
+    if (reveal) this.listPane.view.reveal(id);
+    this.listPane.view.refresh();
+  }
+
+  // Keyboard movement reaches issues in collapsed groups by opening them.
+  unfoldFor(id) {
+    const group = this.model.groups.find((g) => g.issues.some((i) => i.id === id));
+    if (group && this.collapsed.has(groupKey(group.area))) {
+      this.collapsed.delete(groupKey(group.area));
+      prefs.setCollapsed(this.slug, this.collapsed);
+      this.listPane.view.render();
+    }
+  }
+
+  moveCursor(delta) {
+    if (!this.order.length) return;
+    const at = this.cursor ? this.positionOf(this.cursor) : -1;
+    const next = at < 0 ? (delta > 0 ? 0 : this.order.length - 1) : Math.max(0, Math.min(this.order.length - 1, at + delta));
+    const id = this.order[next];
+    this.setCursor(id);
+    // With an issue open on a wide screen, the open issue follows the cursor.
+    if (this.route.issue && !matchMedia(PHONE).matches && id !== this.route.issue) {
+      this.navigate({ project: this.slug, issue: id }, { replace: true });
+    }
+  }
+
+  openCursor() {
+    if (this.cursor) this.openIssue(this.cursor);
+    else if (this.order.length) this.openIssue(this.order[0]);
+  }
+
+  openIssue(id) {
+    if (!this.slug) return;
+    this.navigate({ project: this.slug, issue: id });
+  }
+
+  closeDetail() {
+    if (!this.slug) return;
+    const id = this.route.issue;
+    this.navigate({ project: this.slug });
+    this.focusList();
+    if (id) this.setCursor(id);
+  }
+
+  escape() {
+    if (this.selection.size) this.clearSelection();
+    else if (this.route.issue || this.route.handoff) this.closeDetail();
+  }
+
+  toggleSelect(id) {
+    this.selection.toggle(id);
+    this.selectionChanged();
+  }
+
+  selectRange(id) {
+    this.selection.extendTo(id, this.order);
+    this.cursor = id;
+    this.selectionChanged();
+  }
+
+  toggleSelectCursor() {
+    if (this.cursor) this.toggleSelect(this.cursor);
+  }
+
+  clearSelection() {
+    this.selection.clear();
+    this.selectionChanged();
+  }
+
+  selectionChanged() {
+    this.listPane.selectionBar.render();
+    this.listPane.view.refresh();
+  }
+
+  mergeSelection() {
+    const ids = this.selection.ordered(this.order);
+    if (ids.length < 2) {
+      toast('Select two or more issues to merge (x or the row boxes).');
+      return;
+    }
+    mergeDialog(this, ids);
+  }
+
+  groupSelection() {
+    const ids = this.selection.ordered(this.order);
+    if (ids.length < 2) return;
+    groupDialog(this, ids);
+  }
+
+  // ---- Writes --------------------------------------------------------------
+
+  /** Shows a changed issue in its row at once; the live reload confirms it. */
+  patchRow(detail) {
+    const i = this.list.issues.findIndex((x) => x.id === detail.id);
+    if (i < 0) return;
+    const row = { ...this.list.issues[i] };
+    for (const [k, v] of Object.entries(detail)) if (!SUMMARY_DROP.includes(k)) row[k] = v;
+    this.list.issues = [...this.list.issues];
+    this.list.issues[i] = row;
+    this.rebuildModel();
+    this.listPane.view.render();
+  }
+
+  /**
+   * Saves issue fields; shows the result or the server's message.
+   * @returns {Promise<boolean>}
+   */
+  async updateIssue(id, fields, onError) {
+    try {
+      const detail = await patchJSON(paths.issue(id), { ...fields, actor: OWNER });
+      this.patchRow(detail);
+      if (this.detail?.id === detail.id) this.showDetail(detail);
+      return true;
+    } catch (err) {
+      if (onError) onError(err);
+      toastError(err, `Could not save ${id}`);
+      return false;
+    }
+  }
+
+  async updateStep(id, n, patch) {
+    try {
+      const detail = await patchJSON(paths.step(id, n), { ...patch, actor: OWNER });
+      this.patchRow(detail);
+      if (this.detail?.id === detail.id) this.showDetail(detail);
+    } catch (err) {
+      toastError(err, `Could not change step ${n}`);
+      this.refreshDetail();
+    }
+  }
+
+  async createIssue(fields, files = []) {
+    try {
+      const attachments = await Promise.all(files.map(fileToAttachment));
+      const detail = await postJSON(paths.issues(this.slug), { ...fields, author: OWNER, source: 'owner', attachments });
+      this.fresh.set(detail.id, Date.now() + FRESH_MS);
+      toast(`${detail.id} created`);
+      this.loadList({ live: true });
+      return detail;
+    } catch (err) {
+      toastError(err, 'Could not create the issue');
+      return null;
+    }
+  }
+
+  async quickAdd(parsed, files) {
+    const fields = { title: parsed.title, tags: parsed.tags };
+    if (parsed.priority) fields.priority = parsed.priority;
+    if (parsed.kind) fields.kind = parsed.kind;
+    if (parsed.area) fields.area = parsed.area;
+    return Boolean(await this.createIssue(fields, files));
+  }
+
+  /**
+   * The owner's answer on an issue: a comment, with a verdict or not, and
+   * files. After Passed the next item of the current view opens.
+   */
+  async answer(id, { text, verdict, files }) {
+    const next = verdict === 'passed' ? this.nextAfter(id) : null;
+    try {
+      const attachments = await Promise.all(files.map(fileToAttachment));
+      const body = { author: OWNER, text };
+      if (verdict) body.verdict = verdict;
+      if (attachments.length) body.attachments = attachments;
+      const res = await postJSON(paths.comments(id), body);
+      if (res?.issue) this.patchRow(res.issue);
+      toast(verdict === 'passed' ? `${id} passed` : verdict === 'failed' ? `${id} is still broken` : 'Comment added');
+      if (next) this.openIssue(next);
+      else if (res?.issue && this.detail?.id === res.issue.id) this.showDetail(res.issue);
+      else this.refreshDetail();
+      return true;
+    } catch (err) {
+      toastError(err, 'Could not send it');
+      return false;
+    }
+  }
+
+  // The item after this one in the current view (or before it, at the end).
+  nextAfter(id) {
+    const i = this.positionOf(id);
+    if (i < 0) return null;
+    return this.order[i + 1] || this.order[i - 1] || null;
+  }
+
+  async attachFiles(id, files) {
+    if (!files.length) return;
+    try {
+      const attachments = await Promise.all(files.map(fileToAttachment));
+      await postJSON(paths.attachments(id), { attachments, author: OWNER });
+      toast(`${plural(files.length, 'file')} attached to ${id}`);
+      this.refreshDetail();
+    } catch (err) {
+      toastError(err, 'Could not attach');
+    }
+  }
+
+  async merge(target, sources) {
+    const res = await postJSON(paths.merge(target), { sources, actor: OWNER });
+    toast(`Merged ${sources.join(', ')} into ${target}`);
+    this.selection.clear();
+    this.selectionChanged();
+    this.loadList({ live: true });
+    this.openIssue(res.target || target);
+    if (this.detail?.id === (res.target || target) && res.issue) this.showDetail(res.issue);
+  }
+
+  async group(parent, children) {
+    for (const child of children) {
+      await postJSON(paths.parent(child), { parent, actor: OWNER });
+    }
+    toast(`${plural(children.length, 'issue')} grouped under ${parent}`);
+    this.selection.clear();
+    this.selectionChanged();
+    this.loadList({ live: true });
+  }
+
+  async unmerge(id) {
+    try {
+      const res = await postJSON(paths.unmerge(id), { actor: OWNER });
+      toast(`${res.source || id} is its own issue again`);
+      if (res.issue && this.detail?.id === res.issue.id) this.showDetail(res.issue);
+      this.loadList({ live: true });
+    } catch (err) {
+      toastError(err, `Could not unmerge ${id}`);
+    }
+  }
+
+  // ---- Keys and small actions ---------------------------------------------
+
+  verdictKey(verdict) {
+    const composer = this.detailView.composer();
+    if (!composer) {
+      toast('Open an issue first (Enter).');
+      return;
+    }
+    if (verdict === 'failed' && composer.empty) composer.focus('failed');
+    else composer.send(verdict);
+  }
+
+  commentKey() {
+    this.detailView.composer()?.focus(null);
+  }
+
+  sendFirstCommand() {
+    if (this.detail) sendCommand(this.detail, 0);
+  }
+
+  copyFirstCommand() {
+    if (this.detail) copyCommand(this.detail, 0);
+  }
+
+  editDescription() {
+    if (this.detail) this.detailView.editDescription();
+  }
+
+  openHandoff() {
+    if (this.slug) this.navigate({ project: this.slug, handoff: true });
+  }
+
+  newIssue() {
+    if (this.slug) newIssueDialog(this);
+    else newProjectDialog(this);
+  }
+
+  newProject() {
+    newProjectDialog(this);
+  }
+
+  projectSettings() {
+    projectSettingsDialog(this);
+  }
+
+  showHelp() {
+    helpDialog();
+  }
+
+  cycleTheme() {
+    cycleTheme();
+    this.topBar.showTheme();
+  }
+
+  focusQuickAdd() {
+    this.listPane.focusQuickAdd();
+  }
+
+  focusSearch() {
+    this.topBar.focusSearch();
+  }
+
+  focusList() {
+    this.listPane.view.focus();
+  }
+
+  // Ctrl+V anywhere on the open issue (outside a text field) adds the
+  // screenshot to the composer; the quick-add field keeps its own pastes.
+  paste(e) {
+    if (!this.detail || dialogOpen()) return;
+    const files = filesOf(e.clipboardData);
+    if (!files.length) return;
+    if (isTyping(e.target) && !this.detailPane.contains(e.target)) return;
+    e.preventDefault();
+    this.detailView.composer()?.addFiles(files);
+    toast(`${plural(files.length, 'screenshot')} added to the answer`);
+  }
+}
+
+function emptyList() {
+  return { url: null, etag: null, loaded: false, issues: [], total: 0, counts: null, search: null, limit: PAGE_SIZE };
+}
+
+function welcome(app) {
+  return h('div', { class: 'empty-state' },
+    h('h2', null, 'Welcome to desk'),
+    h('p', null, 'Create a project for your game; its issues are numbered with its prefix (MG-1, MG-2, …).'),
+    h('button', { type: 'button', class: 'button primary', onclick: () => app.newProject() }, 'New project…'));
+}
+

@@ -1,0 +1,51 @@
+// What this browser remembers between visits. Everything goes through here
+// so the keys are in one place, and a browser with storage switched off
+// simply forgets.
+
+const PREFIX = 'desk.';
+
+function read(key, fallback) {
+  try {
+    const raw = localStorage.getItem(PREFIX + key);
+    return raw === null ? fallback : JSON.parse(raw);
+  } catch {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    if (value === undefined || value === null) localStorage.removeItem(PREFIX + key);
+    else localStorage.setItem(PREFIX + key, JSON.stringify(value));
+  } catch {
+    // Full or disabled storage: the setting lasts for this page only.
+  }
+}
+
+export const prefs = {
+  // The theme is stored as a bare word because theme-boot.js reads it before any module runs.
+  theme: () => {
+    try {
+      return localStorage.getItem(PREFIX + 'theme') || 'system';
+    } catch {
+      return 'system';
+    }
+  },
+  setTheme: (t) => {
+    try {
+      localStorage.setItem(PREFIX + 'theme', t);
+    } catch {
+      // ignored, as above
+    }
+  },
+  split: () => read('split', null),
+  setSplit: (ratio) => write('split', ratio),
+  lastProject: () => read('project', null),
+  setLastProject: (slug) => write('project', slug),
+  filters: (slug) => read(`filters.${slug}`, null),
+  setFilters: (slug, f) => write(`filters.${slug}`, f),
+  view: (slug) => read(`view.${slug}`, 'triage'),
+  setView: (slug, v) => write(`view.${slug}`, v),
+  collapsed: (slug) => new Set(read(`collapsed.${slug}`, [])),
+  setCollapsed: (slug, set) => write(`collapsed.${slug}`, [...set]),
+};

@@ -21,6 +21,16 @@
 //     Source transcript. Hooks win: once a hook event arrives for a session,
 //     transcript events for it are dropped.
 //
+// # Use
+//
+// A server holds one Tracker and, for clients whose hooks may be missing,
+// one Watcher. Per report: Decode, then Apply each event; persist the
+// sessions in Update.Sessions, delete the records in Update.Merged, and
+// announce the change. Every few hundred milliseconds: Poll the Watcher and
+// Apply its events, then Tick the Tracker and persist what it changed. At
+// start: Restore what was persisted. An MCP call finds its session with
+// Lookup (a client that passes its session id) or Match (by folder).
+//
 // # Ordering
 //
 // Hook processes race each other, so events can arrive out of order. Each

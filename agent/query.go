@@ -11,20 +11,25 @@ import (
 // Snapshots carry no events; Session does.
 func (t *Tracker) Sessions() []Session {
 	t.mu.Lock()
-	out := make([]Session, 0, len(t.records))
+	defer t.mu.Unlock()
+	// Sort pointers, not the wide snapshots.
+	recs := make([]*record, 0, len(t.records))
 	for _, r := range t.records {
-		out = append(out, r.s.clone())
+		recs = append(recs, r)
 	}
-	t.mu.Unlock()
-	slices.SortFunc(out, func(a, b Session) int {
-		if d := a.State.attention() - b.State.attention(); d != 0 {
+	slices.SortFunc(recs, func(a, b *record) int {
+		if d := a.s.State.attention() - b.s.State.attention(); d != 0 {
 			return d
 		}
-		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+		if c := b.s.UpdatedAt.Compare(a.s.UpdatedAt); c != 0 {
 			return c
 		}
-		return strings.Compare(a.ID, b.ID)
+		return strings.Compare(a.s.ID, b.s.ID)
 	})
+	out := make([]Session, len(recs))
+	for i, r := range recs {
+		out[i] = r.s.clone()
+	}
 	return out
 }
 
@@ -165,7 +170,7 @@ func (t *Tracker) Restore(sessions []Session) {
 			continue
 		}
 		if old := t.records[s.ID]; old != nil {
-			t.forget(old)
+			t.unindex(old)
 		}
 		r := &record{s: s.clone(), lastAt: s.UpdatedAt, lastData: s.UpdatedAt}
 		if r.s.ProviderID == "" {

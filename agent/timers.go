@@ -25,7 +25,7 @@ func (t *Tracker) Tick() Update {
 			r.adoptableUntil = time.Time{}
 		}
 		if !r.handoverUntil.IsZero() && now.After(r.handoverUntil) {
-			r.end(r.handoverUntil, "its /clear or /resume successor never started")
+			r.end(later(r.handoverUntil, r.s.UpdatedAt), "its /clear or /resume successor never started")
 			u.touch(r)
 			continue
 		}
@@ -39,25 +39,28 @@ func (t *Tracker) Tick() Update {
 			continue
 		}
 		silent := now.Sub(r.lastData)
+		// A producer's clock may run ahead of ours; a state never begins
+		// before the event it follows.
+		at := later(now, r.s.UpdatedAt)
 		switch {
 		case silent >= t.Timers.WorkingLease:
 			r.open = nil
-			r.setState(StateUnknown, now)
+			r.setState(StateUnknown, at)
 			r.s.Note = "no event for " + t.Timers.WorkingLease.String()
 			r.s.Inferred = false
 			u.touch(r)
-			t.liftToParent(r, now, &u)
+			t.liftToParent(r, at, &u)
 		case r.s.Hooked || r.s.Source != SourceTranscript:
 			// Hooks assert every state change; nothing to guess.
 		case silent >= t.Timers.PermissionGuess && r.mayWaitForApproval():
 			o := r.waitingTool()
-			r.setState(StateNeedsPermission, now)
+			r.setState(StateNeedsPermission, at)
 			r.s.Permission = permissionFor(o.tool, o.input)
 			r.s.Inferred = true
 			u.touch(r)
-			t.liftToParent(r, now, &u)
+			t.liftToParent(r, at, &u)
 		case silent >= t.Timers.TextIdle && r.lastMessage && !r.turnHadTools && len(r.open) == 0:
-			r.setState(StateDone, now)
+			r.setState(StateDone, at)
 			r.s.Inferred = true
 			u.touch(r)
 		}
@@ -86,4 +89,11 @@ func (r *record) mayWaitForApproval() bool {
 		return false
 	}
 	return r.waitingTool() != nil
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

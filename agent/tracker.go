@@ -290,8 +290,20 @@ func worseToKeep(a, b *record) bool {
 	return a.s.UpdatedAt.Before(b.s.UpdatedAt)
 }
 
-// forget removes a record from memory.
+// forget removes a record from memory, with its sub-agents: they mean
+// nothing without the session they belong to.
 func (t *Tracker) forget(r *record) {
+	for _, id := range r.s.Children {
+		if c := t.records[id]; c != nil && c.s.Parent == r.s.ID {
+			c.s.Parent = "" // already going; spare it the search in our list
+			t.forget(c)
+		}
+	}
+	t.unindex(r)
+}
+
+// unindex removes one record from memory and from its parent's children.
+func (t *Tracker) unindex(r *record) {
 	for _, k := range r.keys {
 		if t.index[k] == r {
 			delete(t.index, k)
@@ -333,5 +345,8 @@ func (r *record) absorb(ev *Event) {
 	}
 	if ev.Time.After(r.s.UpdatedAt) {
 		r.s.UpdatedAt = ev.Time
+	}
+	if ev.Time.Before(r.s.StartedAt) {
+		r.s.StartedAt = ev.Time // a late event shows it began earlier
 	}
 }

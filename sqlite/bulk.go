@@ -93,13 +93,13 @@ type LoadProject struct {
 	desk.Project
 	// NextNumber is the number the next new issue gets; it is raised past
 	// the highest number loaded. 0 means just past it.
-	NextNumber int
+	NextNumber int `json:"next_number"`
 	// BuildsCount is how many builds the project has published (0: the
 	// current build's number, if any).
-	BuildsCount int
+	BuildsCount int `json:"builds_count"`
 	// NotifySet says Notify was given; without it a zero Notify means every
 	// event on, as for a new project.
-	NotifySet bool
+	NotifySet bool `json:"-"`
 }
 
 // Loader writes rows inside one load. Its methods return the new row ids
@@ -370,7 +370,9 @@ func (l *Loader) Comment(issueID int64, c *desk.Comment) (int64, error) {
 }
 
 // Activity inserts a timeline entry; Detail must be a JSON object (nil
-// means {}).
+// means {}). The children a merge moved (merged_into's "children") may be
+// given as keys of this load, as Dump writes them; they are stored as the
+// row ids an unmerge needs.
 func (l *Loader) Activity(issueID int64, a *desk.Activity) (int64, error) {
 	detail := strings.TrimSpace(string(a.Detail))
 	if detail == "" || detail == "null" {
@@ -385,6 +387,9 @@ func (l *Loader) Activity(issueID int64, a *desk.Activity) (int64, error) {
 	mf, err := l.mergedFrom(a.MergedFrom)
 	if err != nil {
 		return 0, err
+	}
+	if a.Action == desk.ActMergedInto {
+		detail = l.childRows(detail)
 	}
 	id, err := l.exec(`INSERT INTO activity (issue_id, actor, action, detail, created_at, merged_from) VALUES (?, ?, ?, ?, ?, ?)`,
 		issueID, orDefault(a.Actor, desk.OwnerActor), a.Action, detail, l.time(a.CreatedAt), mf)
@@ -564,4 +569,205 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// childRows turns the issue keys in a merged_into detail's children into
+// row ids of this load.
+func (l *Loader) childRows(detail string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(detail), &m) != nil {
+		return detail
+	}
+	list, ok := m["children"].([]any)
+	if !ok {
+		return detail
+	}
+	out := make([]any, 0, len(list))
+	for _, v := range list {
+		if k, ok := v.(string); ok {
+			if id, ok := l.IssueID(k); ok {
+				out = append(out, id)
+			}
+			continue
+		}
+		out = append(out, v)
+	}
+	m["children"] = out
+	return jsonText(m)
+}
+
+// Dump is one project as it is stored, in the form Load takes back: the
+// inverse of a load, for exports. Row ids are left out or replaced by keys,
+// except the ids of comments, which attachments name.
+type Dump struct {
+	Project  LoadProject     `json:"project"`
+	Issues   []*DumpIssue    `json:"issues"`
+	Commands []*desk.Command `json:"commands"`
+	Handoffs []*desk.Handoff `json:"handoffs"`
+}
+
+// DumpIssue is an issue with everything that hangs off it, merged issues
+// included. Attachment.Path is the file's path in the data folder.
+type DumpIssue struct {
+	desk.Issue
+	Comments    []*desk.Comment    `json:"comments"`
+	Attachments []*desk.Attachment `json:"attachments"`
+	Activity    []*desk.Activity   `json:"activity"`
+}
+
+// Dump reads a whole project in one snapshot: every issue (merged ones too)
+// by number, their comments, attachments and activity in the order they
+// were written, the game commands and every handoff version.
+func (db *DB) Dump(ctx context.Context, slug string) (*Dump, error) {
+	d := &Dump{Issues: []*DumpIssue{}, Commands: []*desk.Command{}, Handoffs: []*desk.Handoff{}}
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		var count int
+		if err := tx.QueryRowContext(ctx, `SELECT builds_count FROM projects WHERE id = ?`, p.id).Scan(&count); err != nil {
+			return err
+		}
+		d.Project = LoadProject{Project: p.Project, NextNumber: p.nextNumber, BuildsCount: count, NotifySet: true}
+		d.Project.Counts = nil
+		rows, err := tx.QueryContext(ctx, issueSelect(true)+`WHERE i.project_id = ? ORDER BY i.number`, p.id)
+		if err != nil {
+			return err
+		}
+		byRow := map[int64]*DumpIssue{}
+		keys := map[int64]string{}
+		for rows.Next() {
+			r, err := scanIssue(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			di := &DumpIssue{Issue: r.Issue, Comments: []*desk.Comment{}, Attachments: []*desk.Attachment{}, Activity: []*desk.Activity{}}
+			d.Issues = append(d.Issues, di)
+			byRow[r.rowid] = di
+			keys[r.rowid] = r.ID
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		key := func(id sql.NullInt64) *string {
+			if k, ok := keys[id.Int64]; ok && id.Valid {
+				return &k
+			}
+			return nil
+		}
+		err = eachRow(ctx, tx, `SELECT c.issue_id, c.id, c.author, c.text, c.verdict, c.created_at, c.merged_from
+			FROM comments c JOIN issues i ON i.id = c.issue_id WHERE i.project_id = ? ORDER BY c.id`, []any{p.id}, func(rows *sql.Rows) error {
+			var c desk.Comment
+			var issue int64
+			var verdict sql.NullString
+			var mf sql.NullInt64
+			if err := rows.Scan(&issue, &c.ID, &c.Author, &c.Text, &verdict, &c.CreatedAt, &mf); err != nil {
+				return err
+			}
+			if verdict.Valid {
+				c.Verdict = &verdict.String
+			}
+			c.MergedFrom, c.Attachments = key(mf), []*desk.Attachment{}
+			byRow[issue].Comments = append(byRow[issue].Comments, &c)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = eachRow(ctx, tx, `SELECT a.issue_id, a.id, a.comment_id, a.filename, a.mime, a.size, a.stored_path, a.created_at, a.merged_from
+			FROM attachments a JOIN issues i ON i.id = a.issue_id WHERE i.project_id = ? ORDER BY a.id`, []any{p.id}, func(rows *sql.Rows) error {
+			var a desk.Attachment
+			var issue int64
+			var cid, mf sql.NullInt64
+			if err := rows.Scan(&issue, &a.ID, &cid, &a.Filename, &a.Mime, &a.Size, &a.Path, &a.CreatedAt, &mf); err != nil {
+				return err
+			}
+			if cid.Valid {
+				a.CommentID = &cid.Int64
+			}
+			a.MergedFrom, a.Issue = key(mf), keys[issue]
+			a.URL, a.IsImage = fmt.Sprintf("/api/attachments/%d", a.ID), desk.IsImageMime(a.Mime)
+			byRow[issue].Attachments = append(byRow[issue].Attachments, &a)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = eachRow(ctx, tx, `SELECT a.issue_id, a.actor, a.action, a.detail, a.created_at, a.merged_from
+			FROM activity a JOIN issues i ON i.id = a.issue_id WHERE i.project_id = ? ORDER BY a.id`, []any{p.id}, func(rows *sql.Rows) error {
+			var a desk.Activity
+			var issue int64
+			var detail string
+			var mf sql.NullInt64
+			if err := rows.Scan(&issue, &a.Actor, &a.Action, &detail, &a.CreatedAt, &mf); err != nil {
+				return err
+			}
+			if a.Action == desk.ActMergedInto {
+				detail = childKeys(detail, keys)
+			}
+			a.Detail, a.MergedFrom = json.RawMessage(detail), key(mf)
+			byRow[issue].Activity = append(byRow[issue].Activity, &a)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if d.Commands, err = db.queryCommands(ctx, tx, commandSelect+`WHERE c.project_id = ? ORDER BY c.id`, p.id); err != nil {
+			return err
+		}
+		return eachRow(ctx, tx, `SELECT version, markdown, author, note, created_at FROM handoffs WHERE project_id = ? ORDER BY version`,
+			[]any{p.id}, func(rows *sql.Rows) error {
+				h := &desk.Handoff{Project: p.Slug}
+				if err := rows.Scan(&h.Version, &h.Markdown, &h.Author, &h.Note, &h.CreatedAt); err != nil {
+					return err
+				}
+				d.Handoffs = append(d.Handoffs, h)
+				return nil
+			})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// childKeys turns the row ids in a merged_into detail's children into keys.
+func childKeys(detail string, keys map[int64]string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(detail), &m) != nil {
+		return detail
+	}
+	list, ok := m["children"].([]any)
+	if !ok {
+		return detail
+	}
+	out := make([]any, 0, len(list))
+	for _, v := range list {
+		if f, ok := v.(float64); ok {
+			if k, ok := keys[int64(f)]; ok {
+				out = append(out, k)
+				continue
+			}
+		}
+		out = append(out, v)
+	}
+	m["children"] = out
+	return jsonText(m)
+}
+
+func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -13,6 +13,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -128,6 +129,10 @@ func dsn(path string, readOnly bool, cacheKiB int) string {
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
+		// Once the connection is set up (switching a new file to WAL may
+		// wait for another process), the writer waits for the write lock
+		// in beginWrite, not in SQLite.
+		q.Add("_pragma", "busy_timeout(5)")
 		q.Set("_txlock", "immediate")
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
@@ -175,7 +180,7 @@ func (db *DB) signalCommit() {
 // update runs fn in a write transaction and commits it, appending the feed
 // rows fn recorded. Every exported write goes through here.
 func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+	sqlTx, err := db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
@@ -197,6 +202,39 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	tx.commitFiles()
 	db.signalCommit()
 	return nil
+}
+
+// writeWait is how long a write waits for other processes' writes before
+// it gives up.
+const writeWait = 30 * time.Second
+
+// beginWrite takes the database's write lock. SQLite's own busy handler
+// backs off to 100 ms sleeps, and under twenty writers a waiter can starve
+// behind the ones that keep arriving; short random sleeps keep every
+// process in the race, and the deadline is generous because a write
+// holds the lock for a millisecond or two.
+func (db *DB) beginWrite(ctx context.Context) (*sql.Tx, error) {
+	deadline := time.Now().Add(writeWait)
+	for {
+		tx, err := db.write.BeginTx(ctx, nil)
+		if err == nil || !isBusy(err) || time.Now().After(deadline) {
+			return tx, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(500+rand.IntN(3000)) * time.Microsecond):
+		}
+	}
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se *msqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()&0xff == 5 // SQLITE_BUSY
+	}
+	return strings.Contains(err.Error(), "SQLITE_BUSY")
 }
 
 // view runs fn in a read transaction: every query in it sees one snapshot.

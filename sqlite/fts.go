@@ -87,7 +87,7 @@ func (db *DB) ensureSearchIndex(ctx context.Context) error {
 	if ok, err := has(db.write); err != nil || ok {
 		return err
 	}
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("build search index: %w", err)
 	}

@@ -220,7 +220,7 @@ func (db *DB) migrate(ctx context.Context) error {
 	if v == SchemaVersion {
 		return db.ensureSearchIndex(ctx)
 	}
-	tx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.beginWrite(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

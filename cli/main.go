@@ -24,12 +24,13 @@ type Env struct {
 	Stdout, Stderr io.Writer
 	Dir            string              // the working folder
 	Getenv         func(string) string // the environment
+	Environ        []string            // the whole environment, for child processes
 }
 
 // OSEnv returns the process's own environment.
 func OSEnv() Env {
 	dir, _ := os.Getwd()
-	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv}
+	return Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Dir: dir, Getenv: os.Getenv, Environ: os.Environ()}
 }
 
 // Exit codes, by kind of error, so that scripts can tell them apart.
@@ -107,6 +108,10 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	if err == nil || errors.Is(err, errHelp) {
 		return ExitOK
+	}
+	var ee exitError
+	if errors.As(err, &ee) {
+		return int(ee) // the command has said why
 	}
 	var ue *UsageError
 	if errors.As(err, &ue) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the agent CLIs that desk's real-client tests drive, at pinned
-# versions, into a cache folder: $DESK_AGENT_CLIS, else <repo>/.cache/agent-clis.
+# versions, into a cache folder: $DESK_AGENT_CLIS, else <repo>/.cache/agent-clis
+# (about 1 GB, mostly native binaries; .cache/ is git-ignored).
 # The tests (internal/agentcli) find them there.
 #
 # Idempotent: a stamp file records a verified install, and a second run with
@@ -17,6 +18,8 @@ OPENCODE_VERSION=1.18.33
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${DESK_AGENT_CLIS:-$repo/.cache/agent-clis}
+# A relative folder is taken from the repository root, as the tests take it.
+[[ $dir == /* ]] || dir=$repo/$dir
 stamp=$dir/.stamp
 pins="@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION @openai/codex@$CODEX_VERSION opencode-ai@$OPENCODE_VERSION"
 force=${1:-}

@@ -31,7 +31,8 @@ func TestClaudeSessionStartHookContextReachesModel(t *testing.T) {
 	ctxText := uniqueText(t, "DESK_CONTEXT")
 	mock := mockmodel.New(t, nil)
 	claude := agentcli.NewClaude(t, mock.URL())
-	claude.AddHook("SessionStart", agentcli.Hook{Command: sessionStartHook(t, ctxText)})
+	hook, payload := sessionStartHook(t, ctxText)
+	claude.AddHook("SessionStart", agentcli.Hook{Command: hook})
 
 	res := claude.Prompt("hello").Must(t)
 
@@ -45,6 +46,7 @@ func TestClaudeSessionStartHookContextReachesModel(t *testing.T) {
 	if !strings.Contains(req.View.ContextText(), ctxText) {
 		t.Errorf("hook context %q is not in the model's context:\n%s", ctxText, req.View.ContextText())
 	}
+	assertSameSession(t, payload, req)
 	if strings.Contains(req.View.LastUserText, ctxText) {
 		t.Errorf("hook context was taken for user text: %q", req.View.LastUserText)
 	}

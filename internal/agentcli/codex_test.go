@@ -32,7 +32,8 @@ func TestCodexSessionStartHookContextReachesModel(t *testing.T) {
 	ctxText := uniqueText(t, "DESK_CONTEXT")
 	mock := mockmodel.New(t, nil)
 	codex := agentcli.NewCodex(t, mock.URL())
-	codex.AddHook("SessionStart", agentcli.Hook{Command: sessionStartHook(t, ctxText)})
+	hook, payload := sessionStartHook(t, ctxText)
+	codex.AddHook("SessionStart", agentcli.Hook{Command: hook})
 
 	res := codex.Prompt("hello").Must(t)
 
@@ -46,6 +47,7 @@ func TestCodexSessionStartHookContextReachesModel(t *testing.T) {
 	if !strings.Contains(req.View.ContextText(), ctxText) {
 		t.Errorf("hook context %q is not in the model's context:\n%s", ctxText, req.View.ContextText())
 	}
+	assertSameSession(t, payload, req)
 	if req.View.LastUserText != "hello" {
 		t.Errorf("last user text = %q, want the prompt", req.View.LastUserText)
 	}

@@ -1,6 +1,7 @@
 package agentcli_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -57,17 +58,42 @@ func uniqueText(t *testing.T, prefix string) string {
 	return fmt.Sprintf("%s-%s-%d", prefix, strings.ReplaceAll(t.Name(), "/", "-"), time.Now().UnixNano())
 }
 
-// sessionStartHook writes a command hook that hands additionalContext to
-// the agent at session start, and returns its command line.
-func sessionStartHook(t *testing.T, context string) string {
+// sessionStartHook writes a command hook that saves its payload and hands
+// additionalContext to the agent at session start. It returns the command
+// line and the file the payload lands in.
+func sessionStartHook(t *testing.T, context string) (command, payload string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "session-start.sh")
+	dir := t.TempDir()
+	command, payload = filepath.Join(dir, "session-start.sh"), filepath.Join(dir, "payload.json")
 	out := fmt.Sprintf(`{"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":%q}}`, context)
-	script := "#!/bin/sh\ncat >/dev/null\nprintf '%s' '" + out + "'\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+	script := "#!/bin/sh\ncat >'" + payload + "'\nprintf '%s' '" + out + "'\n"
+	if err := os.WriteFile(command, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return command, payload
+}
+
+// assertSameSession checks that the hook's payload and the model request
+// name the same session, which is how desk ties hooks to a conversation.
+func assertSameSession(t *testing.T, payloadFile string, req *mockmodel.Request) {
+	t.Helper()
+	b, err := os.ReadFile(payloadFile)
+	if err != nil {
+		t.Fatalf("the SessionStart hook did not run: %v", err)
+	}
+	var payload struct {
+		SessionID string `json:"session_id"`
+		Event     string `json:"hook_event_name"`
+	}
+	if err := json.Unmarshal(b, &payload); err != nil {
+		t.Fatalf("hook payload %s: %v", b, err)
+	}
+	if payload.Event != "SessionStart" || payload.SessionID == "" {
+		t.Errorf("hook payload = %s", b)
+	}
+	if got := req.SessionID(); got != payload.SessionID {
+		t.Errorf("model request session %q, hook session %q", got, payload.SessionID)
+	}
 }
 
 // echoScript asks for the echo tool on the first request of a turn and says

@@ -38,14 +38,19 @@ func CodexPath(t testing.TB) string { t.Helper(); return mustFind(t, codexName) 
 func OpencodePath(t testing.TB) string { t.Helper(); return mustFind(t, opencodeName) }
 
 // InstallDir is where scripts/agent-clis.sh installs the CLIs:
-// $DESK_AGENT_CLIS if set, else <repo>/.cache/agent-clis.
+// $DESK_AGENT_CLIS if set (a relative path is taken from the repository
+// root, as the script takes it), else <repo>/.cache/agent-clis.
 func InstallDir() (string, error) {
-	if d := os.Getenv("DESK_AGENT_CLIS"); d != "" {
-		return filepath.Abs(d)
+	d := os.Getenv("DESK_AGENT_CLIS")
+	if filepath.IsAbs(d) {
+		return d, nil
 	}
 	root, err := RepoRoot()
 	if err != nil {
 		return "", err
+	}
+	if d != "" {
+		return filepath.Join(root, d), nil
 	}
 	return filepath.Join(root, ".cache", "agent-clis"), nil
 }

@@ -105,3 +105,27 @@ func (s *Server) nextSeq() int {
 	s.seq++
 	return s.seq
 }
+
+// SessionID returns the client's session id when the request carries one:
+// Codex sends a Session-Id header, Claude Code a JSON metadata.user_id with a
+// session_id inside. It returns "" when neither is there.
+func (r *Request) SessionID() string {
+	if id := r.Header.Get("Session-Id"); id != "" {
+		return id
+	}
+	var body struct {
+		Metadata struct {
+			UserID string `json:"user_id"`
+		} `json:"metadata"`
+	}
+	if json.Unmarshal(r.Body, &body) != nil || body.Metadata.UserID == "" {
+		return ""
+	}
+	var user struct {
+		SessionID string `json:"session_id"`
+	}
+	if json.Unmarshal([]byte(body.Metadata.UserID), &user) == nil {
+		return user.SessionID
+	}
+	return ""
+}

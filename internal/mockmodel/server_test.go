@@ -366,3 +366,19 @@ func TestWaitingForMCPServerGivesUp(t *testing.T) {
 		t.Errorf("after three waits the mock answered %+v, want a MOCK_ERROR", msg)
 	}
 }
+
+func TestSessionIDFromHeaderOrMetadata(t *testing.T) {
+	mock := mockmodel.New(t, nil)
+	readSSE(t, post(t, mock.URL()+"/v1/messages", claudeTurn).Body) // metadata.user_id {"session_id":"abc"}
+	readSSE(t, post(t, mock.OpenAIBaseURL()+"/responses", codexTurn, "Session-Id", "019a-codex").Body)
+	readSSE(t, post(t, mock.URL()+"/v1/messages", `{"model":"m","stream":true,"messages":[]}`).Body)
+	r := mock.ModelRequests()
+	if len(r) != 3 {
+		t.Fatalf("requests = %d", len(r))
+	}
+	for i, want := range []string{"abc", "019a-codex", ""} {
+		if got := r[i].SessionID(); got != want {
+			t.Errorf("request %d: SessionID = %q, want %q", i, got, want)
+		}
+	}
+}

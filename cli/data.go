@@ -10,11 +10,60 @@ import (
 
 	"desk"
 	"desk/backup"
+	"desk/link"
+	"desk/pairdesk"
+	"desk/transfer"
+	"encoding/json"
 )
 
 func init() {
 	Register(&Command{Name: "backup", Summary: "write the whole desk to one zip, while it runs", Run: runBackup})
 	Register(&Command{Name: "restore", Summary: "restore a backup zip (--check only checks it)", Run: runRestore})
+	Register(&Command{Name: "export", Summary: "write one project as readable JSON (attachments as metadata)", Run: runExport})
+	Register(&Command{Name: "import-json", Summary: "import issues from JSON: a list, {projects, issues}, or a desk export", Run: runImportJSON})
+	Register(&Command{Name: "import-pair-desk", Summary: "bring in a Pair Desk data folder: projects, issues, history, files, links", Run: runImportPairDesk})
+}
+
+func runImportPairDesk(ctx context.Context, c *Context, args []string) error {
+	fs := newFlags("import-pair-desk", c)
+	asJSON := fs.Bool("json", false, "print the counts as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := argCount(fs, "import-pair-desk", 1, 1, "the Pair Desk data folder, e.g. desk import-pair-desk ~/.agent-pair-programming"); err != nil {
+		return err
+	}
+	src := fs.Arg(0)
+	if !filepath.IsAbs(src) {
+		src = filepath.Join(c.Dir, src)
+	}
+	if _, err := os.Stat(filepath.Join(src, pairdesk.DBName)); err != nil {
+		return desk.Errorf(desk.NotFound, "%s has no %s: not a Pair Desk data folder", src, pairdesk.DBName)
+	}
+	if abs, _ := filepath.Abs(src); abs == c.DataDir {
+		return desk.Errorf(desk.Invalid, "the Pair Desk folder is the desk's own data folder; pass another --data")
+	}
+	db, err := openStore(ctx, c, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := pairdesk.Import(ctx, db, c.DataDir, src)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(c.Stdout, res)
+	}
+	fmt.Fprintf(c.Stdout, "Imported %d project(s), %d issue(s), %d comment(s), %d attachment(s), %d activity entries, %d command(s), %d handoff version(s), %d link(s)\n",
+		res.Projects, res.Issues, res.Comments, res.Attachments, res.Activity, res.Commands, res.Handoffs, res.Links)
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(c.Stdout, "Already in the desk, left alone: %s\n", strings.Join(res.Skipped, ", "))
+	}
+	if len(res.MissingFiles) > 0 {
+		fmt.Fprintf(c.Stdout, "note: %d attachment file(s) were missing from the source and are left out\n", len(res.MissingFiles))
+	}
+	return nil
 }
 
 func runBackup(ctx context.Context, c *Context, args []string) error {
@@ -110,6 +159,104 @@ func runRestore(ctx context.Context, c *Context, args []string) error {
 		for _, p := range backup.SortedLinks(res.MissingLinks) {
 			fmt.Fprintf(c.Stdout, "  %s -> %s\n", p, res.MissingLinks[p])
 		}
+	}
+	return nil
+}
+
+func runExport(ctx context.Context, c *Context, args []string) error {
+	fs := newFlags("export", c)
+	proj := fs.String("project", "", "the project (default: the linked or only one)")
+	out := fs.String("out", "", "the file to write (default: standard output)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := noArgs(fs, "export"); err != nil {
+		return err
+	}
+	db, err := openStore(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	slug, err := project(ctx, c, db, *proj, "export")
+	if err != nil {
+		return err
+	}
+	e, err := transfer.ExportProjectJSON(ctx, db, slug)
+	if err != nil {
+		return err
+	}
+	if *out == "" {
+		return printJSON(c.Stdout, e)
+	}
+	path := *out
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(c.Dir, path)
+	}
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := link.WriteFileAtomic(path, append(b, '\n'), 0o600); err != nil {
+		return desk.Errorf(desk.Invalid, "--out %s: %s", *out, plainIOError(err))
+	}
+	fmt.Fprintf(c.Stdout, "Exported %s (%d issue(s)) to %s\n", slug, len(e.Issues), path)
+	return nil
+}
+
+func runImportJSON(ctx context.Context, c *Context, args []string) error {
+	fs := newFlags("import-json", c)
+	proj := fs.String("project", "", "the project of issues that name none (default: the linked or only one)")
+	by := fs.String("author", "", "who files them (default $DESK_AUTHOR, else agent)")
+	asJSON := fs.Bool("json", false, "print the counts as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := argCount(fs, "import-json", 1, 1, "the JSON file, e.g. desk import-json checks.json (- for standard input)"); err != nil {
+		return err
+	}
+	file := fs.Arg(0)
+	data, err := readLocalFile(c, "import-json", file, 256<<20)
+	if err != nil {
+		return err
+	}
+	dirs := []string{c.Dir}
+	if file != "-" {
+		p := file
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(c.Dir, p)
+		}
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	if !json.Valid(data) {
+		return desk.Errorf(desk.Invalid, "%s is not valid JSON", file)
+	}
+	db, err := openStore(ctx, c, true)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	def := *proj
+	if def == "" {
+		// The linked or only project, when there is one; items and the
+		// file may name their own.
+		if slug, err := project(ctx, c, db, "", "import-json"); err == nil {
+			def = slug
+		}
+	}
+	res, err := transfer.ImportJSON(ctx, db, data, transfer.Options{Project: def, Author: author(c, *by), Dirs: dirs})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return printJSON(c.Stdout, res)
+	}
+	fmt.Fprintln(c.Stdout, res.String())
+	if len(res.ProjectsSkipped) > 0 {
+		fmt.Fprintf(c.Stdout, "Projects already in the desk: %s\n", strings.Join(res.ProjectsSkipped, ", "))
+	}
+	if len(res.MissingFiles) > 0 {
+		fmt.Fprintf(c.Stdout, "note: %d attachment file(s) were not on this machine and are left out\n", len(res.MissingFiles))
 	}
 	return nil
 }

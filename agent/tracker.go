@@ -129,10 +129,6 @@ func key(client, provider string) string { return client + "\x00" + provider }
 
 func (t *Tracker) now() time.Time { return t.Now().UTC() }
 
-// ErrStale is the code of the error Apply returns for an event from a
-// producer that outlived a restart.
-const ErrStale = desk.Conflict
-
 // Apply applies one event. It creates the session when the event is the
 // first seen for it, keeps the event in the session's history and moves the
 // state as the event says, unless the event is late (older than one already
@@ -166,7 +162,7 @@ func (t *Tracker) Apply(ev Event) (Update, error) {
 		rec = t.adopt(ev, now)
 	}
 	if rec == nil {
-		rec = t.create(ev, now, &u)
+		rec = t.create(ev, &u)
 		if ev.Kind == KindSessionStart && handoverReason(ev.Reason) {
 			// Its predecessor's end may still be on its way (handover.go).
 			rec.adoptableUntil = now.Add(t.Timers.Handover)
@@ -204,14 +200,14 @@ func (t *Tracker) checkGeneration(ev Event, rec *record) error {
 	if ev.Generation == 0 {
 		return nil
 	}
-	if ev.Launch != "" {
-		if g := t.fences[ev.Launch]; ev.Generation < g {
-			return desk.Errorf(ErrStale, "%s event from generation %d refused: launch %s is at generation %d", ev.Client, ev.Generation, ev.Launch, g)
-		}
-		t.fences[ev.Launch] = ev.Generation
+	if g := t.fences[ev.Launch]; ev.Launch != "" && ev.Generation < g {
+		return desk.Errorf(desk.Conflict, "%s event from generation %d refused: launch %s is at generation %d", ev.Client, ev.Generation, ev.Launch, g)
 	}
 	if rec != nil && ev.Generation < rec.s.Generation {
-		return desk.Errorf(ErrStale, "%s event from generation %d refused: session %s is at generation %d", ev.Client, ev.Generation, rec.s.ID, rec.s.Generation)
+		return desk.Errorf(desk.Conflict, "%s event from generation %d refused: session %s is at generation %d", ev.Client, ev.Generation, rec.s.ID, rec.s.Generation)
+	}
+	if ev.Launch != "" {
+		t.fences[ev.Launch] = ev.Generation
 	}
 	return nil
 }
@@ -228,9 +224,17 @@ func (t *Tracker) Fence(launch string, gen int64) {
 }
 
 // create makes the record for the first event of a provider session. A
-// sub-agent's parent is created too when it is not known yet.
-func (t *Tracker) create(ev Event, now time.Time, u *Update) *record {
+// sub-agent's parent is created first when it is not known yet.
+func (t *Tracker) create(ev Event, u *Update) *record {
 	t.evict()
+	var p *record
+	if ev.Parent != "" && ev.Parent != ev.Session {
+		if p = t.index[key(ev.Client, ev.Parent)]; p == nil {
+			pe := ev
+			pe.Session, pe.Parent = ev.Parent, ""
+			p = t.create(pe, u)
+		}
+	}
 	id := ev.Session
 	for i := 2; t.records[id] != nil; i++ {
 		id = ev.Client + ":" + ev.Session
@@ -247,13 +251,7 @@ func (t *Tracker) create(ev Event, now time.Time, u *Update) *record {
 	r.keys = []string{k}
 	t.index[k] = r
 	t.records[id] = r
-	if ev.Parent != "" && ev.Parent != ev.Session {
-		p := t.index[key(ev.Client, ev.Parent)]
-		if p == nil {
-			pe := ev
-			pe.Session, pe.Parent, pe.Kind = ev.Parent, "", KindNotice
-			p = t.create(pe, now, u)
-		}
+	if p != nil {
 		r.s.Parent = p.s.ID
 		if r.s.Cwd == "" {
 			r.s.Cwd = p.s.Cwd

@@ -584,3 +584,14 @@ func TestHistoryKeepsTheLatestEvents(t *testing.T) {
 		t.Fatalf("%d events from %v", len(s.Events), s.Events[0].Time)
 	}
 }
+
+func TestStartAfterCompactionAssertsNoState(t *testing.T) {
+	tr := newTracker(&clock{t0})
+	mustApply(t, tr, ev("claude", sid, agent.KindToolStart, t0, tool("Bash", "make", "1")))
+	if s := mustApply(t, tr, ev("claude", sid, agent.KindSessionStart, t0.Add(1), reason("compact"))).Sessions[0]; s.State != agent.StateWorking || label(s) != "Running: make" {
+		t.Fatalf("mid-turn compaction: %s %q", s.State, label(s))
+	}
+	if s := mustApply(t, tr, ev("claude", "fresh", agent.KindSessionStart, t0, reason("compact"))).Sessions[0]; s.State != agent.StateUnknown {
+		t.Fatalf("first seen after compaction: %s", s.State)
+	}
+}

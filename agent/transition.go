@@ -6,7 +6,7 @@ import "time"
 // one definition of the states for every client:
 //
 //	session_start                  → waiting_input (a new process sits at its prompt);
-//	                                 a start after compaction changes nothing
+//	                                 a start after compaction asserts nothing
 //	prompt, busy, message          → working (thinking, unless a tool runs)
 //	tool_start                     → working on that tool; asking tools → waiting_input
 //	tool_end, tool_failed          → working (the next open tool, else thinking)
@@ -31,13 +31,20 @@ func (t *Tracker) transition(r *record, ev *Event, now time.Time, u *Update) {
 			r.setState(StateWorking, at)
 		}
 	}
-	r.lastMessage = false
+	if ev.Kind != KindHeartbeat && ev.Kind != KindNotice {
+		r.lastMessage = false
+	}
 	asserted := true
 	switch ev.Kind {
 	case KindSessionStart:
 		r.handoverUntil = time.Time{}
-		if ev.Reason == "compact" && r.s.State != StateEnded && r.s.State != StateUnknown {
+		if ev.Reason == "compact" {
+			// Compaction restarts a session mid-turn as well as at the
+			// prompt: alive, but in no state it says.
 			asserted = false
+			if r.s.State == StateEnded {
+				r.setState(StateUnknown, at)
+			}
 			break
 		}
 		r.open, r.turnHadTools = nil, false

@@ -11,7 +11,7 @@
 // properties as opencode publishes them (for the tool hooks: sessionID, tool,
 // callID and, before the call, args), directory the plugin's working folder
 // and time the Unix time in milliseconds. Sub-agents are child sessions:
-// session.created carries their parentID.
+// session.created carries their parentID, and starts them working.
 package opencode
 
 import (
@@ -132,8 +132,12 @@ func Map(in agent.Input) ([]agent.Event, error) {
 	switch name {
 	case "session.created", "session.deleted":
 		ev.Session = first(p.Info.ID, p.SessionID)
-		if kind == agent.KindSessionStart {
-			ev.Parent, ev.Reason = p.Info.ParentID, "startup"
+		switch {
+		case kind == agent.KindSessionStart && p.Info.ParentID != "":
+			// A child session is a sub-agent its parent's task tool started.
+			ev.Kind, ev.Parent = agent.KindSubagentStart, p.Info.ParentID
+		case kind == agent.KindSessionStart:
+			ev.Reason = "startup"
 		}
 		if p.Info.Directory != "" {
 			ev.Cwd = p.Info.Directory

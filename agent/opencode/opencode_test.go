@@ -23,7 +23,7 @@ func TestOpencodePluginMapping(t *testing.T) {
 		{Name: "created", Payload: `{"type":"session.created",` + env + `,"properties":{"info":{"id":"ses_1","directory":"/o/sub","title":"New session"}}}`,
 			Want: agenttest.Events(e(agent.KindSessionStart, func(v *agent.Event) { v.Reason, v.Cwd = "startup", "/o/sub" }))},
 		{Name: "child session", Payload: `{"type":"session.created",` + env + `,"properties":{"info":{"id":"ses_2","parentID":"ses_1","directory":"/o"}}}`,
-			Want: agenttest.Events(e(agent.KindSessionStart, func(v *agent.Event) { v.Session, v.Parent, v.Reason = "ses_2", "ses_1", "startup" }))},
+			Want: agenttest.Events(e(agent.KindSubagentStart, func(v *agent.Event) { v.Session, v.Parent = "ses_2", "ses_1" }))},
 		{Name: "prompt", Payload: `{"type":"chat.message",` + env + `,"properties":{"sessionID":"ses_1","text":"add tests"}}`,
 			Want: agenttest.Events(e(agent.KindPrompt, func(v *agent.Event) { v.Message = "add tests" }))},
 		{Name: "busy", Payload: `{"type":"session.status",` + env + `,"properties":{"sessionID":"ses_1","status":{"type":"busy"}}}`,

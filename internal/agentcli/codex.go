@@ -141,8 +141,10 @@ func (c *Codex) Prompt(prompt string, args ...string) *Result {
 	return c.Run(slices.Concat([]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-hook-trust"}, args, []string{prompt})...)
 }
 
-// Interactive starts the interactive UI in a PTY with these arguments.
+// Interactive starts the interactive UI in a PTY, `codex
+// --dangerously-bypass-hook-trust <args>`, so that hooks added with AddHook
+// run as they do under Prompt. Use Command to start it without the flag.
 func (c *Codex) Interactive(args ...string) *Term {
 	c.t.Helper()
-	return StartTerm(c.t, c.Command(context.Background(), args...))
+	return StartTerm(c.t, c.Command(context.Background(), slices.Concat([]string{"--dangerously-bypass-hook-trust"}, args)...))
 }

@@ -96,14 +96,16 @@ func newSandbox(t testing.TB) Sandbox {
 		t.Fatalf("agentcli: %v", err)
 	}
 	s := Sandbox{Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "project"), Env: map[string]string{}}
-	for _, d := range []string{s.Home, s.Dir, s.xdg("XDG_CONFIG_HOME"), s.xdg("XDG_DATA_HOME"), s.xdg("XDG_CACHE_HOME"), s.xdg("XDG_STATE_HOME")} {
+	for _, d := range []string{s.Home, s.Dir, s.XDG("XDG_CONFIG_HOME"), s.XDG("XDG_DATA_HOME"), s.XDG("XDG_CACHE_HOME"), s.XDG("XDG_STATE_HOME")} {
 		mustMkdir(t, d)
 	}
 	return s
 }
 
-// xdg returns the folder the sandbox uses for one XDG variable.
-func (s Sandbox) xdg(name string) string {
+// XDG returns the folder the sandbox sets for an XDG base-directory
+// variable ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME" or
+// "XDG_STATE_HOME"), or "" for any other name.
+func (s Sandbox) XDG(name string) string {
 	switch name {
 	case "XDG_CONFIG_HOME":
 		return filepath.Join(s.Home, ".config")
@@ -114,12 +116,12 @@ func (s Sandbox) xdg(name string) string {
 	case "XDG_STATE_HOME":
 		return filepath.Join(s.Home, ".local", "state")
 	}
-	panic("agentcli: unknown XDG variable " + name)
+	return ""
 }
 
-// environ builds the environment from scratch: only PATH, locale and
-// terminal settings come from the host, so that neither credentials nor the
-// markers of an enclosing agent session (CLAUDECODE and friends) leak in.
+// environ builds the environment from scratch, taking only PATH from the
+// host, so that neither credentials nor the markers of an enclosing agent
+// session (CLAUDECODE and friends) leak in.
 func (s Sandbox) environ(cliVars map[string]string) []string {
 	env := map[string]string{
 		"PATH":            os.Getenv("PATH"),
@@ -130,10 +132,10 @@ func (s Sandbox) environ(cliVars map[string]string) []string {
 		"LANG":            "C.UTF-8",
 		"TERM":            "xterm-256color",
 		"TZ":              "UTC",
-		"XDG_CONFIG_HOME": s.xdg("XDG_CONFIG_HOME"),
-		"XDG_DATA_HOME":   s.xdg("XDG_DATA_HOME"),
-		"XDG_CACHE_HOME":  s.xdg("XDG_CACHE_HOME"),
-		"XDG_STATE_HOME":  s.xdg("XDG_STATE_HOME"),
+		"XDG_CONFIG_HOME": s.XDG("XDG_CONFIG_HOME"),
+		"XDG_DATA_HOME":   s.XDG("XDG_DATA_HOME"),
+		"XDG_CACHE_HOME":  s.XDG("XDG_CACHE_HOME"),
+		"XDG_STATE_HOME":  s.XDG("XDG_STATE_HOME"),
 	}
 	maps.Copy(env, cliVars)
 	maps.Copy(env, s.Env)

@@ -122,7 +122,7 @@ func TestLiveStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range []*stream{all, one} {
-		ev := s.next(t)
+		ev := s.until(t, `"type":"comment"`)
 		if ev.name != "change" || ev.id == "" || !strings.Contains(ev.data, `"type":"comment"`) || !strings.Contains(ev.data, `"issue":"MG-1"`) {
 			t.Fatalf("%+v", ev)
 		}
@@ -245,6 +245,17 @@ func openStream(t *testing.T, url, lastID string) *stream {
 	}
 	t.Cleanup(func() { resp.Body.Close() })
 	return &stream{r: bufio.NewReader(resp.Body), body: resp.Body}
+}
+
+// until skips events (the server may still be announcing writes made
+// before the stream opened) until one whose data holds sub.
+func (s *stream) until(t *testing.T, sub string) event {
+	t.Helper()
+	for {
+		if ev := s.next(t); strings.Contains(ev.data, sub) {
+			return ev
+		}
+	}
 }
 
 func (s *stream) next(t *testing.T) event {

@@ -99,6 +99,20 @@ var tools = map[string]toolInfo{
 	"settodolist":  {ActivityPlanning, "Planning", detailNone},
 	"exitplanmode": {ActivityPlanning, "Presenting a plan", detailNone},
 
+	// Antigravity.
+	"runcommand":              {ActivityRunning, "Running:", detailCommand},
+	"viewfile":                {ActivityReading, "Reading", detailPath},
+	"viewfileoutline":         {ActivityReading, "Reading", detailPath},
+	"listdir":                 {ActivityReading, "Listing", detailDir},
+	"editfile":                {ActivityEditing, "Editing", detailPath},
+	"writetofile":             {ActivityEditing, "Writing", detailPath},
+	"replacefilecontent":      {ActivityEditing, "Editing", detailPath},
+	"multireplacefilecontent": {ActivityEditing, "Editing", detailPath},
+	"codebasesearch":          {ActivitySearching, "Searching:", detailQuery},
+	"findbyname":              {ActivitySearching, "Searching:", detailPattern},
+	"readurlcontent":          {ActivityBrowsing, "Fetching", detailURL},
+	"askpermission":           {ActivityAsking, "Asking a question", detailNone},
+
 	// Questions for the owner.
 	"askuserquestion": {ActivityAsking, "Asking a question", detailNone},
 	"askuser":         {ActivityAsking, "Asking a question", detailNone},

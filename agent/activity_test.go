@@ -50,6 +50,11 @@ func TestActivityLabelsAcrossClients(t *testing.T) {
 		{"edit", `{"filePath":"/o/index.ts"}`, agent.ActivityEditing, "Editing index.ts"},
 		{"bash", `{"command":"bun test"}`, agent.ActivityRunning, "Running: bun test"},
 		{"find", `{"pattern":"*.md"}`, agent.ActivitySearching, "Searching: *.md"},
+		// Antigravity (arguments renamed by its mapper)
+		{"run_command", `{"command":"go vet ./..."}`, agent.ActivityRunning, "Running: go vet ./..."},
+		{"view_file", `{"file_path":"/w/main.go"}`, agent.ActivityReading, "Reading main.go"},
+		{"write_to_file", `{"file_path":"/w/new.go"}`, agent.ActivityEditing, "Writing new.go"},
+		{"codebase_search", `{"Query":"where is auth"}`, agent.ActivitySearching, "Searching: where is auth"},
 		// Unknown tools and odd input
 		{"FrobnicateWidgets", `{}`, agent.ActivityTool, "Using FrobnicateWidgets"},
 		{"Read", `not json`, agent.ActivityReading, "Reading"},

@@ -3,6 +3,7 @@ package agent
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // Sessions returns a snapshot of every session, the ones that need their
@@ -59,19 +60,25 @@ func (t *Tracker) Lookup(client, provider string) (string, bool) {
 	return r.s.ID, true
 }
 
+// MatchWindow is how close to a call a session's latest event must be for
+// Match to pick it among several in the same folder.
+const MatchWindow = 10 * time.Second
+
 // Match finds the session behind a caller that says only which client it is
-// (or "" for any) and which folder it works in, as an MCP server of a client
-// that passes no session id does. It answers only when it can tell: the one
-// live top-level session in that folder, or, when several are, the one of
-// them that is working. A folder inside a session's folder counts as
-// that session's.
-func (t *Tracker) Match(client, cwd string) (string, bool) {
+// (or "" for any), which folder it works in and when it called, as an MCP
+// server of a client that passes no session id does. It answers only when
+// it can tell: the one live top-level session in that folder; or, of
+// several, the one working; or, of several still, the one whose latest
+// event (the hook before the tool call) lies within MatchWindow of at. A
+// folder inside a session's folder counts as that session's, the deepest
+// session folder first.
+func (t *Tracker) Match(client, cwd string, at time.Time) (string, bool) {
 	if cwd == "" {
 		return "", false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	var live, working []*record
+	var live []*record
 	best := -1
 	for _, r := range t.records {
 		if r.s.Parent != "" || r.s.State == StateEnded || r.s.Cwd == "" || client != "" && r.s.Client != client {
@@ -80,26 +87,43 @@ func (t *Tracker) Match(client, cwd string) (string, bool) {
 		if !within(cwd, r.s.Cwd) {
 			continue
 		}
-		// The deepest folder wins: a session in ~/src/desk owns ~/src/desk/web
-		// before one in ~/src does.
 		switch d := len(r.s.Cwd); {
 		case d > best:
-			best, live, working = d, nil, nil
+			best, live = d, nil
 		case d < best:
 			continue
 		}
 		live = append(live, r)
-		if r.s.State == StateWorking {
-			working = append(working, r)
-		}
 	}
-	switch {
-	case len(live) == 1:
+	if len(live) == 1 {
 		return live[0].s.ID, true
-	case len(working) == 1:
-		return working[0].s.ID, true
+	}
+	if w := filter(live, func(r *record) bool { return r.s.State == StateWorking }); len(w) == 1 {
+		return w[0].s.ID, true
+	} else if len(w) > 1 {
+		live = w
+	}
+	if at.IsZero() {
+		at = t.now()
+	}
+	near := filter(live, func(r *record) bool {
+		d := at.Sub(r.s.UpdatedAt)
+		return -MatchWindow <= d && d <= MatchWindow
+	})
+	if len(near) == 1 {
+		return near[0].s.ID, true
 	}
 	return "", false
+}
+
+func filter(rs []*record, keep func(*record) bool) []*record {
+	var out []*record
+	for _, r := range rs {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // within reports whether dir is root or inside it.

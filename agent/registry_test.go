@@ -13,7 +13,7 @@ import (
 )
 
 func TestEveryClientIsRegistered(t *testing.T) {
-	want := []string{"claude", "codex", "gemini", "grok", "kimi", "opencode", "pi", "qwen"}
+	want := []string{"antigravity", "claude", "codex", "gemini", "grok", "kimi", "muse", "opencode", "pi", "qwen"}
 	if got := agent.Clients(); !slices.Equal(got, want) {
 		t.Fatalf("Clients() = %v, want %v", got, want)
 	}
@@ -43,7 +43,7 @@ func TestRegisterRefusesBadAndDuplicateNames(t *testing.T) {
 
 func TestDecodeUnknownClientNamesTheKnownOnes(t *testing.T) {
 	_, err := agent.Decode(agent.Input{Client: "cursor", Payload: []byte(`{}`)})
-	if desk.ErrorCode(err) != desk.NotFound || !strings.Contains(err.Error(), `"cursor"`) || !strings.Contains(err.Error(), "claude, codex") {
+	if desk.ErrorCode(err) != desk.NotFound || !strings.Contains(err.Error(), `"cursor"`) || !strings.Contains(err.Error(), "antigravity, claude, codex") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -461,25 +461,34 @@ func TestMCPEventsMoveOnlySessionsWithoutHooks(t *testing.T) {
 func TestMatchAnswersOnlyWhenItCanTell(t *testing.T) {
 	tr := newTracker(&clock{t0})
 	mustApply(t, tr, ev("codex", "a", agent.KindStop, t0, cwd("/src/desk")))
-	if id, ok := tr.Match("codex", "/src/desk/web"); !ok || id != "a" {
+	if id, ok := tr.Match("codex", "/src/desk/web", time.Time{}); !ok || id != "a" {
 		t.Fatalf("one session: %q %v", id, ok)
 	}
-	if _, ok := tr.Match("claude", "/src/desk"); ok {
+	if _, ok := tr.Match("claude", "/src/desk", time.Time{}); ok {
 		t.Fatal("matched another client's session")
 	}
 	mustApply(t, tr, ev("codex", "b", agent.KindStop, t0, cwd("/src/desk")))
-	if _, ok := tr.Match("codex", "/src/desk"); ok {
+	if _, ok := tr.Match("codex", "/src/desk", t0.Add(time.Minute)); ok {
 		t.Fatal("matched one of two idle sessions")
 	}
-	mustApply(t, tr, ev("codex", "b", agent.KindPrompt, t0.Add(1), cwd("/src/desk")))
-	if id, ok := tr.Match("", "/src/desk"); !ok || id != "b" {
+	mustApply(t, tr, ev("codex", "b", agent.KindPrompt, t0.Add(time.Second), cwd("/src/desk")))
+	if id, ok := tr.Match("", "/src/desk", time.Time{}); !ok || id != "b" {
 		t.Fatalf("one working of two: %q %v", id, ok)
 	}
+	mustApply(t, tr, ev("codex", "a", agent.KindPrompt, t0.Add(2*time.Second), cwd("/src/desk")))
+	if _, ok := tr.Match("codex", "/src/desk", t0.Add(time.Minute)); ok {
+		t.Fatal("matched one of two working sessions silent for a minute")
+	}
+	// The hook before an MCP call names the session that makes it.
+	mustApply(t, tr, ev("codex", "a", agent.KindToolStart, t0.Add(time.Minute), cwd("/src/desk"), tool("mcp__desk__create_issue", "", "c")))
+	if id, ok := tr.Match("codex", "/src/desk", t0.Add(time.Minute+50*time.Millisecond)); !ok || id != "a" {
+		t.Fatalf("the one that just called: %q %v", id, ok)
+	}
 	mustApply(t, tr, ev("codex", "c", agent.KindStop, t0, cwd("/src")))
-	if id, ok := tr.Match("codex", "/src/desk"); !ok || id != "b" {
+	if id, ok := tr.Match("codex", "/src/desk", t0.Add(time.Minute)); !ok || id != "a" {
 		t.Fatalf("the deepest folder should win: %q %v", id, ok)
 	}
-	if _, ok := tr.Match("codex", "/srcx"); ok {
+	if _, ok := tr.Match("codex", "/srcx", time.Time{}); ok {
 		t.Fatal("/srcx is not inside /src")
 	}
 }

@@ -31,6 +31,9 @@ var seeds = []struct{ client, event, payload string }{
 	{"opencode", "", `{"type":"session.created","properties":{"info":{"id":"c","parentID":"o"}}}`},
 	{"pi", "", `{"type":"session_switch","session_id":"p2","previous_session_id":"p1","reason":"new"}`},
 	{"pi", "", `{"type":"tool_result","session_id":"p","toolName":"bash","isError":true}`},
+	{"antigravity", "PreToolUse", `{"conversationId":"a","workspacePaths":["/w"],"toolCall":{"name":"run_command","args":{"CommandLine":"ls"}}}`},
+	{"opencode", "", `{"hook_event_name":"tool.execute.before","session_id":"o","cwd":"/o","tool_name":"bash","tool_input":{"command":"ls"}}`},
+	{"muse", "", `{"session_id":"m","hook_event_name":"UserPromptSubmit"}`},
 }
 
 func addHookFixtures(f *testing.F, client, path string) {

@@ -1,17 +1,18 @@
-// Package opencode maps the events of desk's opencode plugin to agent
+// Package opencode maps the reports of desk's opencode plugin to agent
 // events.
 //
-// opencode has no shell hooks; desk installs a plugin that forwards bus
-// events and tool hooks as JSON envelopes, one per POST:
+// opencode has no shell hooks; desk installs a plugin that hands bus events
+// and tool hooks to `desk hook event --client opencode` as JSON:
 //
-//	{"type": "session.idle", "properties": {"sessionID": "ses_…"},
-//	 "directory": "/home/me/proj", "time": 1796040081299}
+//	{"hook_event_name": "session.idle", "session_id": "ses_…", "cwd": "/home/me/proj",
+//	 "event": {"type": "session.idle", "properties": {"sessionID": "ses_…"}}}
+//	{"hook_event_name": "tool.execute.before", "session_id": "ses_…", "cwd": "/home/me/proj",
+//	 "tool_name": "bash", "tool_input": {"command": "bun test"}}
 //
-// type is the bus event type or the hook name, properties the event's
-// properties as opencode publishes them (for the tool hooks: sessionID, tool,
-// callID and, before the call, args), directory the plugin's working folder
-// and time the Unix time in milliseconds. Sub-agents are child sessions:
-// session.created carries their parentID, and starts them working.
+// The bus event rides as opencode publishes it; a bare {"type", "properties"}
+// event, with an optional "directory" and a Unix "time" in milliseconds, is
+// read as well. Sub-agents are child sessions: session.created carries their
+// parentID and starts them working.
 package opencode
 
 import (
@@ -69,53 +70,67 @@ var builtins = map[string]bool{
 	"skill": true, "batch": true, "invalid": true, "lsp_diagnostics": true, "lsp_hover": true,
 }
 
-type envelope struct {
-	Type       string          `json:"type"`
-	Directory  string          `json:"directory"`
-	Time       json.RawMessage `json:"time"`
-	Properties struct {
-		SessionID string `json:"sessionID"`
-		Info      struct {
-			ID        string `json:"id"`
-			ParentID  string `json:"parentID"`
-			Directory string `json:"directory"`
-		} `json:"info"`
-		Status struct {
-			Type string `json:"type"`
-		} `json:"status"`
-		Error struct {
-			Name string `json:"name"`
-			Data struct {
-				Message string `json:"message"`
-			} `json:"data"`
-		} `json:"error"`
-		Permission string          `json:"permission"` // permission.asked
-		Type       string          `json:"type"`       // permission.updated
-		Patterns   json.RawMessage `json:"patterns"`
-		Pattern    json.RawMessage `json:"pattern"`
-		Title      string          `json:"title"`
-		Metadata   json.RawMessage `json:"metadata"`
-		CallID     string          `json:"callID"`
-		Tool       json.RawMessage `json:"tool"` // a name in tool hooks, {messageID, callID} in permission.asked
-		Args       json.RawMessage `json:"args"`
-		Reply      string          `json:"reply"`
-		Response   string          `json:"response"`
-		Text       string          `json:"text"`
-	} `json:"properties"`
+type properties struct {
+	SessionID string `json:"sessionID"`
+	Info      struct {
+		ID        string `json:"id"`
+		ParentID  string `json:"parentID"`
+		Directory string `json:"directory"`
+	} `json:"info"`
+	Status struct {
+		Type string `json:"type"`
+	} `json:"status"`
+	Error struct {
+		Name string `json:"name"`
+		Data struct {
+			Message string `json:"message"`
+		} `json:"data"`
+	} `json:"error"`
+	Permission string          `json:"permission"` // permission.asked
+	Type       string          `json:"type"`       // permission.updated
+	Patterns   json.RawMessage `json:"patterns"`
+	Pattern    json.RawMessage `json:"pattern"`
+	Title      string          `json:"title"`
+	Metadata   json.RawMessage `json:"metadata"`
+	CallID     string          `json:"callID"`
+	Tool       json.RawMessage `json:"tool"` // a name in tool hooks, {messageID, callID} in permission.asked
+	Args       json.RawMessage `json:"args"`
+	Reply      string          `json:"reply"`
+	Response   string          `json:"response"`
+	Text       string          `json:"text"`
 }
 
-// Map maps one plugin envelope to at most one event.
+type envelope struct {
+	HookEventName string          `json:"hook_event_name"`
+	SessionID     string          `json:"session_id"`
+	Cwd           string          `json:"cwd"`
+	ToolName      string          `json:"tool_name"`
+	ToolInput     json.RawMessage `json:"tool_input"`
+	Event         *struct {
+		Type       string     `json:"type"`
+		Properties properties `json:"properties"`
+	} `json:"event"`
+	// A bare bus event.
+	Type       string          `json:"type"`
+	Properties properties      `json:"properties"`
+	Directory  string          `json:"directory"`
+	Time       json.RawMessage `json:"time"`
+}
+
+// Map maps one plugin report to at most one event.
 func Map(in agent.Input) ([]agent.Event, error) {
 	var e envelope
 	if err := json.Unmarshal(in.Payload, &e); err != nil {
 		return nil, agent.BadPayload(Name, in.Event, err)
 	}
-	name := in.Event
-	if name == "" {
-		name = e.Type
+	p := &e.Properties
+	busType := e.Type
+	if e.Event != nil {
+		p, busType = &e.Event.Properties, e.Event.Type
 	}
+	name := first(in.Event, e.HookEventName, busType)
 	if name == "" {
-		return nil, agent.MissingField(Name, "", "type")
+		return nil, agent.MissingField(Name, "", "hook_event_name")
 	}
 	kind, known := Events[name]
 	if !known {
@@ -124,14 +139,13 @@ func Map(in agent.Input) ([]agent.Event, error) {
 	if kind == "" {
 		return nil, nil
 	}
-	p := &e.Properties
 	ev := agent.Event{
-		Session: p.SessionID, Kind: kind, Name: name,
-		Cwd: e.Directory, Time: agent.PayloadTime(e.Time),
+		Session: first(p.SessionID, e.SessionID), Kind: kind, Name: name,
+		Cwd: first(e.Cwd, e.Directory), Time: agent.PayloadTime(e.Time),
 	}
 	switch name {
 	case "session.created", "session.deleted":
-		ev.Session = first(p.Info.ID, p.SessionID)
+		ev.Session = first(p.Info.ID, ev.Session)
 		switch {
 		case kind == agent.KindSessionStart && p.Info.ParentID != "":
 			// A child session is a sub-agent its parent's task tool started.
@@ -157,13 +171,17 @@ func Map(in agent.Input) ([]agent.Event, error) {
 	case "chat.message":
 		ev.Message = p.Text
 	case "tool.execute.before", "tool.execute.after":
-		tool := claude.Str(p.Tool)
+		tool := first(e.ToolName, claude.Str(p.Tool))
 		if tool == "" {
-			return nil, agent.MissingField(Name, name, "properties.tool")
+			return nil, agent.MissingField(Name, name, "tool_name")
 		}
 		ev.Tool, ev.ToolID = toolName(tool), p.CallID
 		if kind == agent.KindToolStart {
-			ev.Input = agent.Summarize(ev.Tool, p.Args)
+			args := e.ToolInput
+			if len(args) == 0 {
+				args = p.Args
+			}
+			ev.Input = agent.Summarize(ev.Tool, args)
 		}
 	case "permission.asked", "permission.updated":
 		ev.Tool = toolName(first(p.Permission, p.Type))
@@ -180,7 +198,7 @@ func Map(in agent.Input) ([]agent.Event, error) {
 		ev.Reason = first(p.Reply, p.Response)
 	}
 	if ev.Session == "" {
-		return nil, agent.MissingField(Name, name, "properties.sessionID")
+		return nil, agent.MissingField(Name, name, "session_id")
 	}
 	return []agent.Event{ev}, nil
 }

@@ -161,6 +161,12 @@ type command struct {
 // readSource reads the source database read-only, in one read transaction.
 func readSource(ctx context.Context, path string) (*source, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?mode=ro&_pragma=busy_timeout(10000)&_pragma=query_only(1)"
+	if _, err := os.Stat(path + "-wal"); errors.Is(err, os.ErrNotExist) {
+		// No write-ahead log: no Pair Desk has the file open. Reading it
+		// as immutable leaves the folder exactly as it was (a read-only
+		// open would still create the -wal and -shm files).
+		dsn += "&immutable=1"
+	}
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, err

@@ -236,15 +236,15 @@ func runImportJSON(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	def := *proj
-	if def == "" {
-		// The linked or only project, when there is one; items and the
-		// file may name their own.
+	o := transfer.Options{Project: *proj, Author: author(c, *by), Dirs: dirs}
+	if o.Project == "" {
+		// The linked or only project, for items that name none when the
+		// file does not either.
 		if slug, err := project(ctx, c, db, "", "import-json"); err == nil {
-			def = slug
+			o.Fallback = slug
 		}
 	}
-	res, err := transfer.ImportJSON(ctx, db, data, transfer.Options{Project: def, Author: author(c, *by), Dirs: dirs})
+	res, err := transfer.ImportJSON(ctx, db, data, o)
 	if err != nil {
 		return err
 	}

@@ -14,8 +14,13 @@ import (
 
 // Options tune an import.
 type Options struct {
-	// Project receives the issues that name no project of their own.
+	// Project receives the issues that name no project of their own when
+	// the file does not name one either.
 	Project string
+	// Fallback is the project used when neither the issue, the file nor
+	// Project names one and the file creates not exactly one (the folder's
+	// linked project, say).
+	Fallback string
 	// Author files the issues and writes the comments that name nobody.
 	Author string
 	// Dirs are where relative attachment_paths are looked for, in order
@@ -109,6 +114,9 @@ func ImportJSON(ctx context.Context, db *sqlite.DB, data []byte, o Options) (*Re
 			defaultProject = newProjects[0].Slug
 		}
 	}
+	if defaultProject == "" {
+		defaultProject = o.Fallback
+	}
 
 	// Check everything first.
 	known := map[string]bool{}
@@ -128,7 +136,7 @@ func ImportJSON(ctx context.Context, db *sqlite.DB, data []byte, o Options) (*Re
 	for i, raw := range rawItems {
 		it, err := decodeItem(raw, o)
 		if err != nil {
-			return nil, desk.Errorf(desk.Invalid, "issues[%d]: %s", i, desk.ErrorMessage(err))
+			return nil, desk.Errorf(desk.ErrorCode(err), "issues[%d]: %s", i, desk.ErrorMessage(err))
 		}
 		if it.project == "" {
 			it.project = defaultProject

@@ -658,7 +658,7 @@ func (db *DB) Dump(ctx context.Context, slug string) (*Dump, error) {
 			}
 			return nil
 		}
-		err = eachRow(ctx, tx, `SELECT c.issue_id, c.id, c.author, c.text, c.verdict, c.created_at, c.merged_from
+		err = dumpRows(ctx, tx, `SELECT c.issue_id, c.id, c.author, c.text, c.verdict, c.created_at, c.merged_from
 			FROM comments c JOIN issues i ON i.id = c.issue_id WHERE i.project_id = ? ORDER BY c.id`, []any{p.id}, func(rows *sql.Rows) error {
 			var c desk.Comment
 			var issue int64
@@ -677,7 +677,7 @@ func (db *DB) Dump(ctx context.Context, slug string) (*Dump, error) {
 		if err != nil {
 			return err
 		}
-		err = eachRow(ctx, tx, `SELECT a.issue_id, a.id, a.comment_id, a.filename, a.mime, a.size, a.stored_path, a.created_at, a.merged_from
+		err = dumpRows(ctx, tx, `SELECT a.issue_id, a.id, a.comment_id, a.filename, a.mime, a.size, a.stored_path, a.created_at, a.merged_from
 			FROM attachments a JOIN issues i ON i.id = a.issue_id WHERE i.project_id = ? ORDER BY a.id`, []any{p.id}, func(rows *sql.Rows) error {
 			var a desk.Attachment
 			var issue int64
@@ -696,7 +696,7 @@ func (db *DB) Dump(ctx context.Context, slug string) (*Dump, error) {
 		if err != nil {
 			return err
 		}
-		err = eachRow(ctx, tx, `SELECT a.issue_id, a.actor, a.action, a.detail, a.created_at, a.merged_from
+		err = dumpRows(ctx, tx, `SELECT a.issue_id, a.actor, a.action, a.detail, a.created_at, a.merged_from
 			FROM activity a JOIN issues i ON i.id = a.issue_id WHERE i.project_id = ? ORDER BY a.id`, []any{p.id}, func(rows *sql.Rows) error {
 			var a desk.Activity
 			var issue int64
@@ -718,7 +718,7 @@ func (db *DB) Dump(ctx context.Context, slug string) (*Dump, error) {
 		if d.Commands, err = db.queryCommands(ctx, tx, commandSelect+`WHERE c.project_id = ? ORDER BY c.id`, p.id); err != nil {
 			return err
 		}
-		return eachRow(ctx, tx, `SELECT version, markdown, author, note, created_at FROM handoffs WHERE project_id = ? ORDER BY version`,
+		return dumpRows(ctx, tx, `SELECT version, markdown, author, note, created_at FROM handoffs WHERE project_id = ? ORDER BY version`,
 			[]any{p.id}, func(rows *sql.Rows) error {
 				h := &desk.Handoff{Project: p.Slug}
 				if err := rows.Scan(&h.Version, &h.Markdown, &h.Author, &h.Note, &h.CreatedAt); err != nil {
@@ -758,7 +758,7 @@ func childKeys(detail string, keys map[int64]string) string {
 	return jsonText(m)
 }
 
-func eachRow(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
+func dumpRows(ctx context.Context, q queryer, query string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err

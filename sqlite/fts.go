@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// The search index: two FTS5 tables that hold copies only. issue_fts has one
+// The search index: two FTS5 tables, derived from the data and never the
+// only copy of anything. issue_fts has one
 // row per issue (rowid = issues.id) with three columns ranked from most to
 // least telling: the title, the details (id, area, tags, reference,
 // milestone, place, commands) and the body. comment_fts indexes comments on
@@ -27,9 +28,19 @@ const detailsExpr = `concat_ws(' · ',
 		FROM json_each(x.location, '$.commands')),
 	nullif(json_extract(x.location, '$.action'), ''))`
 
+// searchIndexVersion names the index's shape; an index of another shape
+// is dropped and built again on open.
+const searchIndexVersion = "2"
+
+// The index tables are contentless: they hold the words, not the text,
+// which stays in issues and comments. A comment's row id in comment_fts is
+// its issue's row id in the high 32 bits and its own in the low ones, so a
+// search learns the issue of every matching comment without a lookup.
 var searchIndexSQL = `
-CREATE VIRTUAL TABLE issue_fts USING fts5(title, details, body, tokenize = 'porter unicode61 remove_diacritics 2');
-CREATE VIRTUAL TABLE comment_fts USING fts5(text, content = 'comments', content_rowid = 'id', tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE issue_fts USING fts5(title, details, body, content = '', contentless_delete = 1,
+	tokenize = 'porter unicode61 remove_diacritics 2');
+CREATE VIRTUAL TABLE comment_fts USING fts5(text, content = '', contentless_delete = 1,
+	tokenize = 'porter unicode61 remove_diacritics 2');
 
 CREATE TRIGGER issue_fts_ai AFTER INSERT ON issues BEGIN
 	INSERT INTO issue_fts(rowid, title, details, body)
@@ -44,19 +55,21 @@ CREATE TRIGGER issue_fts_ad AFTER DELETE ON issues BEGIN
 	DELETE FROM issue_fts WHERE rowid = OLD.id;
 END;
 CREATE TRIGGER comment_fts_ai AFTER INSERT ON comments BEGIN
-	INSERT INTO comment_fts(rowid, text) VALUES (NEW.id, NEW.text);
+	INSERT INTO comment_fts(rowid, text) VALUES ((NEW.issue_id << 32) + NEW.id, NEW.text);
 END;
 CREATE TRIGGER comment_fts_ad AFTER DELETE ON comments BEGIN
-	INSERT INTO comment_fts(comment_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
+	DELETE FROM comment_fts WHERE rowid = (OLD.issue_id << 32) + OLD.id;
 END;
-CREATE TRIGGER comment_fts_au AFTER UPDATE OF text ON comments BEGIN
-	INSERT INTO comment_fts(comment_fts, rowid, text) VALUES ('delete', OLD.id, OLD.text);
-	INSERT INTO comment_fts(rowid, text) VALUES (NEW.id, NEW.text);
+CREATE TRIGGER comment_fts_au AFTER UPDATE OF text, issue_id ON comments BEGIN
+	DELETE FROM comment_fts WHERE rowid = (OLD.issue_id << 32) + OLD.id;
+	INSERT INTO comment_fts(rowid, text) VALUES ((NEW.issue_id << 32) + NEW.id, NEW.text);
 END;
 
 INSERT INTO issue_fts(rowid, title, details, body)
 SELECT x.id, x.title, ` + detailsExpr + `, x.body FROM issues x;
-INSERT INTO comment_fts(comment_fts) VALUES ('rebuild');
+INSERT INTO comment_fts(rowid, text) SELECT (issue_id << 32) + id, text FROM comments;
+INSERT INTO meta(key, value) VALUES ('search_index', '` + searchIndexVersion + `')
+	ON CONFLICT(key) DO UPDATE SET value = excluded.value;
 `
 
 // searchIndexObjects are the tables and triggers of the index, for a
@@ -81,7 +94,8 @@ func DropSearchIndexSQL() string {
 func (db *DB) ensureSearchIndex(ctx context.Context) error {
 	has := func(q querier) (bool, error) {
 		var n int
-		err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('issue_fts', 'comment_fts', 'issue_fts_ai', 'comment_fts_ai')`).Scan(&n)
+		err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('issue_fts', 'comment_fts', 'issue_fts_ai', 'comment_fts_ai')
+			AND (SELECT value FROM meta WHERE key = 'search_index') = ?`, searchIndexVersion).Scan(&n)
 		return n == 4, err
 	}
 	if ok, err := has(db.write); err != nil || ok {

@@ -22,20 +22,38 @@ type searchResult struct {
 	score  map[int64]float64
 	terms  []desk.SearchTerm
 	prefix bool // the words matched as prefixes
+
+	fields   map[int64]int   // the first term's best field: fieldTitle ...
+	comment  map[int64]int64 // the comment that best matched the first term
+	inTitle  map[int64]int   // how many leading terms the title holds
+	adjacent map[int64]bool
 }
 
-// Column weights of the ranking: a hit in the title counts most, then the
-// details, the body, and comments least.
+// Fields a ranked match can name, best first.
 const (
-	weightTitle   = 10.0
-	weightDetails = 4.0
-	weightBody    = 2.0
-	// Tiers on top of bm25: every word in the title beats any spread of
-	// words; words side by side beat words apart.
-	bonusAllInTitle = 200.0
-	bonusAdjacent   = 100.0
-	bonusIssueText  = 50.0
-	commentScale    = 0.2
+	fieldTitle = iota + 1
+	fieldDetails
+	fieldBody
+	fieldComments
+)
+
+var fieldNames = [...]string{fieldTitle: "title", fieldDetails: "details", fieldBody: "body", fieldComments: "comments"}
+
+// The ranking: each word scores by the best field it stands in (the title
+// counts most, then the details, the body, and comments least), a little
+// more for standing in several fields or many comments; every word in the
+// title beats any spread of words, and words side by side beat words
+// apart. Equal scores fall back to the most recently updated.
+const (
+	weightTitle          = 10.0
+	weightDetails        = 4.0
+	weightBody           = 2.0
+	weightComments       = 1.0
+	weightExtraField     = 0.5
+	weightPerComment     = 0.1
+	bonusAllInTitle      = 200.0
+	bonusAdjacent        = 100.0
+	bonusAdjacentComment = 20.0
 )
 
 // search finds the issues among heads that the terms match: whole words
@@ -67,22 +85,75 @@ func (db *DB) search(ctx context.Context, tx *sql.Tx, heads []*row, terms []desk
 }
 
 func rankedSearch(ctx context.Context, tx *sql.Tx, terms []desk.SearchTerm, prefix bool, inProject map[int64]*row) (*searchResult, error) {
-	sr := &searchResult{mode: searchRanked, score: map[int64]float64{}, terms: terms, prefix: prefix}
+	sr := &searchResult{mode: searchRanked, score: map[int64]float64{}, terms: terms, prefix: prefix,
+		fields: map[int64]int{}, comment: map[int64]int64{}}
 	var all map[int64]bool
-	for _, t := range terms {
+	weights := [...]float64{fieldTitle: weightTitle, fieldDetails: weightDetails, fieldBody: weightBody, fieldComments: weightComments}
+	for ti, t := range terms {
 		expr := t.FTS(prefix)
-		set := map[int64]bool{}
-		if err := collectIDs(ctx, tx, set, inProject, `SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?`, expr); err != nil {
+		best := map[int64]int{} // the best field this term hit, per issue
+		// One pass per column over the term's matches: cheaper than asking
+		// the ranking function, which looks up every document's length.
+		for f, col := range []string{"title", "details", "body"} {
+			field := fieldTitle + f
+			err := eachRow(ctx, tx, `SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?`, []any{"{" + col + "} : " + expr}, func(rs *sql.Rows) error {
+				var id int64
+				if err := rs.Scan(&id); err != nil {
+					return err
+				}
+				if inProject[id] == nil {
+					return nil
+				}
+				if best[id] == 0 {
+					best[id] = field
+				} else {
+					sr.score[id] += weightExtraField // the term stands in more than one field
+				}
+				if field == fieldTitle {
+					sr.titleHits(id, ti)
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+		}
+		talk := map[int64]int{}
+		err := eachRow(ctx, tx, `SELECT rowid FROM comment_fts WHERE comment_fts MATCH ?`, []any{expr}, func(rs *sql.Rows) error {
+			var key int64
+			if err := rs.Scan(&key); err != nil {
+				return err
+			}
+			id := key >> 32
+			if inProject[id] == nil {
+				return nil
+			}
+			if talk[id] == 0 && ti == 0 {
+				sr.comment[id] = key & 0xffffffff
+			}
+			talk[id]++
+			if best[id] == 0 {
+				best[id] = fieldComments
+			}
+			return nil
+		})
+		if err != nil {
 			return nil, err
 		}
-		if err := collectIDs(ctx, tx, set, inProject, `SELECT c.issue_id FROM comment_fts f JOIN comments c ON c.id = f.rowid WHERE comment_fts MATCH ?`, expr); err != nil {
-			return nil, err
+		for id, f := range best {
+			sr.score[id] += weights[f] + weightPerComment*float64(min(talk[id], 5))
+			if ti == 0 {
+				sr.fields[id] = f
+			}
 		}
 		if all == nil {
-			all = set
+			all = make(map[int64]bool, len(best))
+			for id := range best {
+				all[id] = true
+			}
 		} else {
 			for id := range all {
-				if !set[id] {
+				if best[id] == 0 {
 					delete(all, id)
 				}
 			}
@@ -92,64 +163,65 @@ func rankedSearch(ctx context.Context, tx *sql.Tx, terms []desk.SearchTerm, pref
 		}
 	}
 	sr.ids = all
+	for id, n := range sr.inTitle {
+		if n == len(terms) && all[id] {
+			sr.score[id] += bonusAllInTitle
+		}
+	}
 	if len(all) == 0 {
 		return sr, nil
 	}
-	exprs := make([]string, len(terms))
-	for i, t := range terms {
-		exprs[i] = t.FTS(prefix)
-	}
-	and := strings.Join(exprs, " AND ")
-	// Issues whose own text has every word, ranked by bm25 over the columns.
-	err := eachScore(ctx, tx, `SELECT rowid, bm25(issue_fts, ?, ?, ?) FROM issue_fts WHERE issue_fts MATCH ?`,
-		[]any{weightTitle, weightDetails, weightBody, and}, func(id int64, s float64) {
-			if all[id] {
-				sr.score[id] += bonusIssueText - s
-			}
-		})
-	if err != nil {
-		return nil, err
-	}
-	err = eachScore(ctx, tx, `SELECT rowid, 0 FROM issue_fts WHERE issue_fts MATCH ?`, []any{"{title} : (" + and + ")"}, func(id int64, _ float64) {
-		if all[id] {
-			sr.score[id] += bonusAllInTitle
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
 	if words := adjacentWords(terms); words != "" {
 		near := "NEAR(" + words + ", 0)"
-		err = eachScore(ctx, tx, `SELECT rowid, 0 FROM issue_fts WHERE issue_fts MATCH ?`, []any{near}, func(id int64, _ float64) {
-			if all[id] {
-				sr.score[id] += bonusAdjacent
+		for _, q := range []string{`SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?`, `SELECT rowid >> 32 FROM comment_fts WHERE comment_fts MATCH ?`} {
+			bonus := bonusAdjacent
+			if strings.Contains(q, "comment_fts") {
+				bonus = bonusAdjacentComment
 			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		err = eachScore(ctx, tx, `SELECT c.issue_id, 0 FROM comment_fts f JOIN comments c ON c.id = f.rowid WHERE comment_fts MATCH ?`,
-			[]any{near}, func(id int64, _ float64) {
-				if all[id] && sr.score[id] < bonusAdjacent {
-					sr.score[id] += bonusAdjacent * commentScale
+			err := eachRow(ctx, tx, q, []any{near}, func(rs *sql.Rows) error {
+				var id int64
+				if err := rs.Scan(&id); err != nil {
+					return err
 				}
+				if all[id] && !sr.adjacent[id] {
+					if sr.adjacent == nil {
+						sr.adjacent = map[int64]bool{}
+					}
+					sr.adjacent[id] = true
+					sr.score[id] += bonus
+				}
+				return nil
 			})
-		if err != nil {
-			return nil, err
+			if err != nil {
+				return nil, err
+			}
 		}
 	}
-	// Comments add a little, so that among equals more talk ranks higher.
-	best := map[int64]float64{}
-	err = eachScore(ctx, tx, `SELECT c.issue_id, bm25(comment_fts) FROM comment_fts f JOIN comments c ON c.id = f.rowid
-		WHERE comment_fts MATCH ?`, []any{strings.Join(exprs, " OR ")}, func(id int64, s float64) {
-		if b, ok := best[id]; all[id] && (!ok || s < b) {
-			best[id] = s
-		}
-	})
-	for id, s := range best {
-		sr.score[id] += -s * commentScale
+	return sr, nil
+}
+
+// titleHits counts, per issue, the terms its title holds.
+func (sr *searchResult) titleHits(id int64, term int) {
+	if sr.inTitle == nil {
+		sr.inTitle = map[int64]int{}
 	}
-	return sr, err
+	if sr.inTitle[id] == term {
+		sr.inTitle[id] = term + 1
+	}
+}
+
+func eachRow(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // adjacentWords returns the single-word terms of a multi-word search as
@@ -163,41 +235,6 @@ func adjacentWords(terms []desk.SearchTerm) string {
 		parts = append(parts, t.FTS(false))
 	}
 	return strings.Join(parts, " ")
-}
-
-func collectIDs(ctx context.Context, tx *sql.Tx, set map[int64]bool, keep map[int64]*row, query string, args ...any) error {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return err
-		}
-		if keep[id] != nil {
-			set[id] = true
-		}
-	}
-	return rows.Err()
-}
-
-func eachScore(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(int64, float64)) error {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var s float64
-		if err := rows.Scan(&id, &s); err != nil {
-			return err
-		}
-		fn(id, s)
-	}
-	return rows.Err()
 }
 
 // substringSearch matches every term as a plain, case-insensitive substring
@@ -241,66 +278,65 @@ func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// excerpts names, for each ranked issue of a page, the field its words
-// matched first (title, details, body, comments) with the words around them.
+// excerpts names, for each ranked issue of a page, the field its first
+// word matched best (title, details, body, comments) with the words around
+// the match. The ranking already told the field; the words are cut from
+// the text here, which costs no more index passes.
 func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page map[int64]*desk.Issue) error {
-	exprs := make([]string, len(sr.terms))
-	for i, t := range sr.terms {
-		exprs[i] = t.FTS(sr.prefix)
-	}
-	or := strings.Join(exprs, " OR ")
-	ids := make([]int64, 0, len(page))
+	var bodies, comments []int64
 	for id := range page {
-		ids = append(ids, id)
+		switch sr.fields[id] {
+		case fieldBody:
+			bodies = append(bodies, id)
+		case fieldComments:
+			comments = append(comments, sr.comment[id])
+		}
 	}
-	idList := jsonIDs(ids)
-	for col, name := range []string{"title", "details", "body"} {
-		rows, err := tx.QueryContext(ctx, `SELECT rowid, snippet(issue_fts, ?, '', '', '…', 12) FROM issue_fts
-			WHERE issue_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`, col, "{"+name+"} : ("+or+")", idList)
+	bodyText := map[int64]string{}
+	if len(bodies) > 0 {
+		err := eachRow(ctx, tx, `SELECT id, body FROM issues WHERE id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(bodies)},
+			func(rs *sql.Rows) error {
+				var id int64
+				var body string
+				err := rs.Scan(&id, &body)
+				bodyText[id] = body
+				return err
+			})
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var id int64
-			var ex string
-			if err := rows.Scan(&id, &ex); err != nil {
-				rows.Close()
+	}
+	commentText := map[int64]string{}
+	if len(comments) > 0 {
+		err := eachRow(ctx, tx, `SELECT issue_id, text FROM comments WHERE id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(comments)},
+			func(rs *sql.Rows) error {
+				var id int64
+				var text string
+				err := rs.Scan(&id, &text)
+				commentText[id] = text
 				return err
-			}
-			if is := page[id]; is != nil && is.Match == nil {
-				is.Match = &desk.Match{Field: name, Excerpt: ex}
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			})
+		if err != nil {
 			return err
 		}
 	}
-	var left []int64
 	for id, is := range page {
-		if is.Match == nil {
-			left = append(left, id)
+		f := sr.fields[id]
+		if f == 0 {
+			continue
 		}
-	}
-	if len(left) == 0 {
-		return nil
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT c.issue_id, snippet(comment_fts, 0, '', '', '…', 12) FROM comment_fts f
-		JOIN comments c ON c.id = f.rowid WHERE comment_fts MATCH ? AND c.issue_id IN (SELECT value FROM json_each(?))
-		ORDER BY bm25(comment_fts)`, or, jsonIDs(left))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var ex string
-		if err := rows.Scan(&id, &ex); err != nil {
-			return err
+		var text string
+		switch f {
+		case fieldTitle:
+			text = is.Title
+		case fieldDetails:
+			text = detailsText(is)
+		case fieldBody:
+			text = bodyText[id]
+		case fieldComments:
+			text = commentText[id]
 		}
-		if is := page[id]; is != nil && is.Match == nil {
-			is.Match = &desk.Match{Field: "comments", Excerpt: ex}
-		}
+		is.Match = &desk.Match{Field: fieldNames[f], Excerpt: excerpt(text, sr.terms, sr.prefix)}
 	}
-	return rows.Err()
+	return nil
 }

@@ -130,10 +130,16 @@ func TestSearchFollowsEdits(t *testing.T) {
 	if got := ids(s.q(t, desk.IssueFilter{Q: "quantum"})); len(got) != 1 || got[0] != "MG-5" {
 		t.Fatalf("%v", got)
 	}
+	s.AddComment(ctx, "MG-5", desk.CommentInput{Text: "zebra stripes"})
+	if got := ids(s.q(t, desk.IssueFilter{Q: "zebra"})); len(got) != 1 {
+		t.Fatalf("comment not found: %v", got)
+	}
 	if err := s.DeleteIssue(ctx, "MG-5", "owner"); err != nil {
 		t.Fatal(err)
 	}
-	if l := s.q(t, desk.IssueFilter{Q: "quantum"}); l.Total != 0 {
-		t.Fatalf("deleted issue still found")
+	for _, q := range []string{"quantum", "zebra"} {
+		if l := s.q(t, desk.IssueFilter{Q: q}); l.Total != 0 {
+			t.Fatalf("deleted issue still found by %q", q)
+		}
 	}
 }

@@ -104,3 +104,20 @@ func TestScreenResizeKeepsTopLeft(t *testing.T) {
 		t.Errorf("after write = %q", got)
 	}
 }
+
+func TestScreenAnswersCapabilityQueries(t *testing.T) {
+	tests := []struct{ query, reply string }{
+		{"\x1b[?2026$p", "\x1b[?2026;0$y"},
+		{"\x1b[4$p", "\x1b[4;0$y"},
+		{"\x1b[>0q", "\x1bP>|desk-agentcli\x1b\\"},
+		{"\x1b]4;0;?\x07", "\x1b]4;0;rgb:0000/0000/0000\x1b\\"},
+		{"\x1b]4;1;?;196;?\x1b\\", "\x1b]4;1;rgb:cdcd/0000/0000\x1b\\\x1b]4;196;rgb:ffff/0000/0000\x1b\\"},
+		{"\x1b]4;244;?\x07", "\x1b]4;244;rgb:8080/8080/8080\x1b\\"},
+		{"\x1b]0;title\x07\x1b_Gi=1,a=q;AAAA\x1b\\", ""},
+	}
+	for _, tt := range tests {
+		if _, reply := render(5, 10, tt.query); reply != tt.reply {
+			t.Errorf("%q answered %q, want %q", tt.query, reply, tt.reply)
+		}
+	}
+}

@@ -259,6 +259,21 @@ func (s *screen) csiDispatch(final byte) {
 		case n == 5:
 			s.reply = append(s.reply, "\x1b[0n"...)
 		}
+	case 'p':
+		// DECRQM, "is this mode set?": answer "not recognised" (0), as a
+		// terminal without the feature does, instead of leaving the program
+		// to time out.
+		if strings.HasSuffix(string(s.params), "$") && len(ps) > 0 {
+			if prefix == '?' {
+				s.reply = fmt.Appendf(s.reply, "\x1b[?%d;0$y", ps[0])
+			} else {
+				s.reply = fmt.Appendf(s.reply, "\x1b[%d;0$y", ps[0])
+			}
+		}
+	case 'q':
+		if prefix == '>' { // XTVERSION
+			s.reply = append(s.reply, "\x1bP>|desk-agentcli\x1b\\"...)
+		}
 	case 'c':
 		switch prefix {
 		case 0:
@@ -269,13 +284,45 @@ func (s *screen) csiDispatch(final byte) {
 	}
 }
 
-// oscDispatch answers colour queries (OSC 10/11 "?"), which Codex sends to
-// pick its palette.
+// oscDispatch answers colour queries: foreground and background (OSC 10
+// and 11), which Codex and opencode send to pick a theme, and palette
+// entries (OSC 4), which opencode reads to build its "system" theme.
 func (s *screen) oscDispatch() {
-	switch string(s.osc) {
-	case "10;?":
+	switch osc := string(s.osc); {
+	case osc == "10;?":
 		s.reply = append(s.reply, "\x1b]10;rgb:ffff/ffff/ffff\x1b\\"...)
-	case "11;?":
+	case osc == "11;?":
 		s.reply = append(s.reply, "\x1b]11;rgb:0000/0000/0000\x1b\\"...)
+	case strings.HasPrefix(osc, "4;"):
+		f := strings.Split(osc[2:], ";")
+		for i := 0; i+1 < len(f); i += 2 {
+			n, err := strconv.Atoi(f[i])
+			if err != nil || f[i+1] != "?" || n < 0 || n > 255 {
+				continue
+			}
+			r, g, b := paletteRGB(n)
+			s.reply = fmt.Appendf(s.reply, "\x1b]4;%d;rgb:%02x%02x/%02x%02x/%02x%02x\x1b\\", n, r, r, g, g, b, b)
+		}
 	}
+}
+
+// paletteRGB is xterm's default colour n of 256.
+func paletteRGB(n int) (r, g, b int) {
+	switch {
+	case n < 16:
+		base := [16][3]int{{0, 0, 0}, {205, 0, 0}, {0, 205, 0}, {205, 205, 0}, {0, 0, 238}, {205, 0, 205}, {0, 205, 205}, {229, 229, 229},
+			{127, 127, 127}, {255, 0, 0}, {0, 255, 0}, {255, 255, 0}, {92, 92, 255}, {255, 0, 255}, {0, 255, 255}, {255, 255, 255}}
+		return base[n][0], base[n][1], base[n][2]
+	case n < 232:
+		level := func(v int) int {
+			if v == 0 {
+				return 0
+			}
+			return 55 + 40*v
+		}
+		n -= 16
+		return level(n / 36), level(n / 6 % 6), level(n % 6)
+	}
+	v := 8 + 10*(n-232)
+	return v, v, v
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 
@@ -91,6 +92,10 @@ type Context struct {
 }
 
 var commands = map[string]*Command{}
+
+// longRunning are the commands that run until stopped; they keep the
+// runtime's default memory settings.
+var longRunning = map[string]bool{"serve": true, "mcp": true}
 
 // Register adds a command; packages that provide commands (the MCP
 // server, the hooks, the installers) are wired in commands.go.
@@ -215,6 +220,13 @@ func run(ctx context.Context, c *Context, args []string) error {
 	cmd := commands[name]
 	if cmd == nil {
 		return &UsageError{Msg: fmt.Sprintf("unknown command %q", name), Try: "desk help"}
+	}
+	if !longRunning[name] {
+		// A command lives for milliseconds: collecting garbage less often
+		// is most of a list's wall time on a small machine, and the memory
+		// limit still bounds a large import or export.
+		debug.SetGCPercent(400)
+		debug.SetMemoryLimit(1 << 30)
 	}
 	return cmd.Run(ctx, c, args[1:])
 }

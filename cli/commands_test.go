@@ -129,7 +129,11 @@ func TestCommentVerdictsStatusAndAttach(t *testing.T) {
 	e.extra = []string{"DESK_AUTHOR=claude"}
 	e.ok("comment", "MG-1", "--body", "looking again")
 	e.ok("attach", "MG-1", "a.png", "b.pdf")
-	e.okJSON(&d, "status", "MG-1", "in_progress")
+	e.okJSON(&d.Issue, "status", "MG-1", "in_progress")
+	if d.Status != desk.StatusInProgress {
+		t.Fatalf("status --json: %s", d.Status)
+	}
+	e.okJSON(&d, "show", "MG-1")
 	if d.Status != desk.StatusInProgress || d.Comments[1].Author != "claude" || len(d.Attachments) != 3 {
 		t.Fatalf("status %s, author %s, %d attachments", d.Status, d.Comments[1].Author, len(d.Attachments))
 	}

@@ -66,7 +66,7 @@ func runPlan(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer db.Close()
-	var d *desk.IssueDetail
+	var d *desk.Issue
 	if write {
 		if list == nil {
 			// Only the verification changes: the steps stay as they are.
@@ -78,7 +78,10 @@ func runPlan(ctx context.Context, c *Context, args []string) error {
 		}
 		d, err = db.SetPlan(ctx, id, list, ver, author(c, *by))
 	} else {
-		d, err = db.Issue(ctx, id)
+		var full *desk.IssueDetail
+		if full, err = db.Issue(ctx, id); err == nil {
+			d = &full.Issue
+		}
 	}
 	if err != nil {
 		return err
@@ -90,7 +93,7 @@ func runPlan(ctx context.Context, c *Context, args []string) error {
 	return nil
 }
 
-func printPlan(c *Context, d *desk.IssueDetail) {
+func printPlan(c *Context, d *desk.Issue) {
 	if len(d.Plan.Steps) == 0 {
 		fmt.Fprintf(c.Stdout, "%s has no plan yet: desk plan %s --step \"...\" --step \"...\"\n", d.ID, d.ID)
 		return

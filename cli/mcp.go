@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"desk/mcp"
+)
+
+func init() {
+	Register(&Command{Name: "mcp", Summary: "serve the desk to an agent as MCP tools over stdio", Run: runMCP})
+}
+
+// mcpMemoryLimit is the soft memory limit of an MCP server. Twenty agents
+// run twenty of them beside the desk; the limit makes the garbage collector
+// work harder before the process grows, which costs microseconds per call.
+const mcpMemoryLimit = 12 << 20
+
+func runMCP(ctx context.Context, c *Context, args []string) error {
+	fs := newFlags("mcp", c)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return Usagef("mcp", "unexpected argument %q", fs.Arg(0))
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(mcpMemoryLimit)
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	in, out := readCloser(c.Stdin), writeCloser(c.Stdout)
+	logger := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return mcp.Serve(ctx, mcp.Options{DataDir: c.DataDir, Dir: c.Dir, Getenv: c.Getenv, Logger: logger}, in, out)
+}
+
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func writeCloser(w io.Writer) io.WriteCloser {
+	if wc, ok := w.(io.WriteCloser); ok {
+		return wc
+	}
+	return nopWriteCloser{w}
+}

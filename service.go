@@ -79,7 +79,9 @@ type Group struct {
 	Hint    string            `json:"hint"`
 }
 
-// IssueService reads and changes issues.
+// IssueService reads and changes issues. Writes answer with the issue as a
+// list shows it (body and plan included, without its comments and
+// timeline), which costs the same on any issue; Issue reads the rest.
 type IssueService interface {
 	// Issues lists a project's issues, filtered, sorted and paged, with the
 	// facet counts of the whole filtered set.
@@ -92,17 +94,17 @@ type IssueService interface {
 	CreateIssue(ctx context.Context, slug string, f IssueFields, o CreateOptions) (*IssueDetail, error)
 	// UpdateIssue changes the given fields; an edit of a merged issue lands
 	// on its target. A status change follows SetStatus's rules.
-	UpdateIssue(ctx context.Context, id string, f IssueFields, actor string) (*IssueDetail, error)
+	UpdateIssue(ctx context.Context, id string, f IssueFields, actor string) (*Issue, error)
 	// SetStatus moves an issue. Only the owner marks passed; an agent hands
 	// over (to_check) only finished work with a location command and a
 	// current build where the project publishes builds.
-	SetStatus(ctx context.Context, id, status, actor string) (*IssueDetail, error)
+	SetStatus(ctx context.Context, id, status, actor string) (*Issue, error)
 	// DeleteIssue removes an issue with its comments, activity and files.
 	// Conflict while other issues are merged into it.
 	DeleteIssue(ctx context.Context, id, actor string) error
 	// SetParent makes an issue part of another one in the same project, or
 	// with parent nil part of none. Loops are refused.
-	SetParent(ctx context.Context, id string, parent *string, actor string) (*IssueDetail, error)
+	SetParent(ctx context.Context, id string, parent *string, actor string) (*Issue, error)
 	// Merge folds sources into target: their comments, attachments and
 	// activity move with merged_from, and their ids redirect to target.
 	Merge(ctx context.Context, target string, sources []string, actor string) (*MergeResult, error)
@@ -116,7 +118,7 @@ type IssueService interface {
 // CommentService adds comments and files.
 type CommentService interface {
 	// AddComment comments on an issue; a verdict moves its status.
-	AddComment(ctx context.Context, id string, in CommentInput) (*Comment, *IssueDetail, error)
+	AddComment(ctx context.Context, id string, in CommentInput) (*Comment, *Issue, error)
 	// AddAttachments attaches files to an issue or to one of its comments.
 	AddAttachments(ctx context.Context, id string, commentID *int64, files []AttachmentInput, author string) ([]*Attachment, error)
 	// Attachment returns an attachment's description.
@@ -131,10 +133,10 @@ type CommentService interface {
 type PlanService interface {
 	// SetPlan replaces an issue's steps, keeping the state of steps whose
 	// text is unchanged; a nil verification keeps the old one.
-	SetPlan(ctx context.Context, id string, steps []Step, verification *string, actor string) (*IssueDetail, error)
+	SetPlan(ctx context.Context, id string, steps []Step, verification *string, actor string) (*Issue, error)
 	// UpdateStep changes step n (1 = first). A step that starts moves the
 	// issue to in_progress; the last one finished moves it to auto_check.
-	UpdateStep(ctx context.Context, id string, n int, p StepPatch, actor string) (*IssueDetail, error)
+	UpdateStep(ctx context.Context, id string, n int, p StepPatch, actor string) (*Issue, error)
 }
 
 // CommandService is the queue of commands for the running game.

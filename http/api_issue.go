@@ -132,12 +132,18 @@ func decodeFiles(m map[string]json.RawMessage) ([]desk.AttachmentInput, error) {
 }
 
 func (s *Server) getIssue(w http.ResponseWriter, r *http.Request, p params) error {
-	d, err := s.store.Issue(r.Context(), p["id"])
+	return s.writeDetail(w, r, http.StatusOK, p["id"])
+}
+
+// writeDetail answers with an issue and everything that hangs off it, as
+// Pair Desk's clients expect after every issue write.
+func (s *Server) writeDetail(w http.ResponseWriter, r *http.Request, status int, id string) error {
+	d, err := s.store.Issue(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	s.localBuildRef(d.Build)
-	return writeJSON(w, r, http.StatusOK, d)
+	return writeJSON(w, r, status, d)
 }
 
 func (s *Server) patchIssue(w http.ResponseWriter, r *http.Request, p params) error {
@@ -154,12 +160,11 @@ func (s *Server) patchIssue(w http.ResponseWriter, r *http.Request, p params) er
 	if err != nil {
 		return err
 	}
-	d, err := s.store.UpdateIssue(r.Context(), p["id"], f, actor)
+	is, err := s.store.UpdateIssue(r.Context(), p["id"], f, actor)
 	if err != nil {
 		return err
 	}
-	s.localBuildRef(d.Build)
-	return writeJSON(w, r, http.StatusOK, d)
+	return s.writeDetail(w, r, http.StatusOK, is.ID)
 }
 
 func (s *Server) deleteIssue(w http.ResponseWriter, r *http.Request, p params) error {
@@ -198,7 +203,11 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, p params) er
 	if in.Attachments, err = decodeFiles(m); err != nil {
 		return err
 	}
-	c, d, err := s.store.AddComment(r.Context(), p["id"], in)
+	c, is, err := s.store.AddComment(r.Context(), p["id"], in)
+	if err != nil {
+		return err
+	}
+	d, err := s.store.Issue(r.Context(), is.ID)
 	if err != nil {
 		return err
 	}
@@ -293,11 +302,11 @@ func (s *Server) setPlan(w http.ResponseWriter, r *http.Request, p params) error
 	if err != nil {
 		return err
 	}
-	d, err := s.store.SetPlan(r.Context(), p["id"], steps, verification, actor)
+	is, err := s.store.SetPlan(r.Context(), p["id"], steps, verification, actor)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, d)
+	return s.writeDetail(w, r, http.StatusOK, is.ID)
 }
 
 func (s *Server) updateStep(w http.ResponseWriter, r *http.Request, p params) error {
@@ -323,11 +332,11 @@ func (s *Server) updateStep(w http.ResponseWriter, r *http.Request, p params) er
 	if err != nil {
 		return err
 	}
-	d, err := s.store.UpdateStep(r.Context(), p["id"], n, sp, actor)
+	is, err := s.store.UpdateStep(r.Context(), p["id"], n, sp, actor)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, d)
+	return s.writeDetail(w, r, http.StatusOK, is.ID)
 }
 
 func (s *Server) setParent(w http.ResponseWriter, r *http.Request, p params) error {
@@ -353,11 +362,11 @@ func (s *Server) setParent(w http.ResponseWriter, r *http.Request, p params) err
 	if err != nil {
 		return err
 	}
-	d, err := s.store.SetParent(r.Context(), p["id"], parent, actor)
+	is, err := s.store.SetParent(r.Context(), p["id"], parent, actor)
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, r, http.StatusOK, d)
+	return s.writeDetail(w, r, http.StatusOK, is.ID)
 }
 
 func (s *Server) merge(w http.ResponseWriter, r *http.Request, p params) error {

@@ -15,7 +15,7 @@ import (
 )
 
 // AddComment comments on an issue; a verdict moves its status.
-func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (*desk.Comment, *desk.IssueDetail, error) {
+func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (*desk.Comment, *desk.Issue, error) {
 	in.Author = cleanActor(in.Author, desk.OwnerActor)
 	in.Verdict = strings.ToLower(strings.TrimSpace(in.Verdict))
 	if err := desk.CheckVerdict(in.Author, in.Verdict); err != nil {
@@ -45,16 +45,31 @@ func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := db.Issue(ctx, key)
+	var out *desk.Comment
+	var is *desk.Issue
+	err = db.view(ctx, func(q *sql.Tx) error {
+		r, err := issueByKey(ctx, q, key)
+		if err != nil {
+			return err
+		}
+		is = &r.Issue
+		files, err := attachments(ctx, q, r, `a.comment_id = ?`, commentID)
+		if err != nil {
+			return err
+		}
+		cs, err := comments(ctx, q, r, map[int64][]*desk.Attachment{commentID: files}, `c.id = ?`, commentID)
+		if len(cs) == 1 {
+			out = cs[0]
+		}
+		return err
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, c := range d.Comments {
-		if c.ID == commentID {
-			return c, d, nil
-		}
+	if out == nil {
+		return nil, nil, fmt.Errorf("comment %d vanished after its commit", commentID)
 	}
-	return nil, nil, fmt.Errorf("comment %d vanished after its commit", commentID)
+	return out, is, nil
 }
 
 func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentInput) (int64, error) {
@@ -336,9 +351,14 @@ func attachments(ctx context.Context, q queryer, r *row, where string, args ...a
 	return out, rows.Err()
 }
 
-func comments(ctx context.Context, q queryer, r *row, files map[int64][]*desk.Attachment) ([]*desk.Comment, error) {
+// comments reads the comments of r matching where (all of them when
+// where is empty), with their files.
+func comments(ctx context.Context, q queryer, r *row, files map[int64][]*desk.Attachment, where string, args ...any) ([]*desk.Comment, error) {
+	if where == "" {
+		where, args = "c.issue_id = ?", []any{r.rowid}
+	}
 	rows, err := q.QueryContext(ctx, `SELECT c.id, c.author, c.text, c.verdict, c.created_at, mf.number
-		FROM comments c LEFT JOIN issues mf ON mf.id = c.merged_from WHERE c.issue_id = ? ORDER BY c.id`, r.rowid)
+		FROM comments c LEFT JOIN issues mf ON mf.id = c.merged_from WHERE `+where+` ORDER BY c.id`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // SetParent makes an issue part of another one, or of none.
-func (db *DB) SetParent(ctx context.Context, id string, parent *string, actor string) (*desk.IssueDetail, error) {
+func (db *DB) SetParent(ctx context.Context, id string, parent *string, actor string) (*desk.Issue, error) {
 	actor = cleanActor(actor, desk.OwnerActor)
 	var key string
 	err := db.update(ctx, func(tx *Tx) error {
@@ -23,7 +23,7 @@ func (db *DB) SetParent(ctx context.Context, id string, parent *string, actor st
 	if err != nil {
 		return nil, err
 	}
-	return db.Issue(ctx, key)
+	return db.issueRow(ctx, key)
 }
 
 func (tx *Tx) setParent(r *row, parent *string, actor string) error {

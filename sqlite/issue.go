@@ -164,7 +164,7 @@ func defaultsFor(agent bool) issueDefaults {
 }
 
 // UpdateIssue changes the given fields of an issue.
-func (db *DB) UpdateIssue(ctx context.Context, id string, f desk.IssueFields, actor string) (*desk.IssueDetail, error) {
+func (db *DB) UpdateIssue(ctx context.Context, id string, f desk.IssueFields, actor string) (*desk.Issue, error) {
 	if err := f.Normalize(); err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (db *DB) UpdateIssue(ctx context.Context, id string, f desk.IssueFields, ac
 	if err != nil {
 		return nil, err
 	}
-	return db.Issue(ctx, key)
+	return db.issueRow(ctx, key)
 }
 
 func (tx *Tx) updateIssue(r *row, f desk.IssueFields, actor string) error {
@@ -274,7 +274,7 @@ func (tx *Tx) saveLocation(r *row, loc desk.Location) error {
 }
 
 // SetStatus moves an issue to status.
-func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.IssueDetail, error) {
+func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.Issue, error) {
 	status = strings.ToLower(strings.TrimSpace(status))
 	if err := desk.CheckEnum("status", status, desk.Statuses); err != nil {
 		return nil, err
@@ -299,7 +299,7 @@ func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.Is
 	if err != nil {
 		return nil, err
 	}
-	return db.Issue(ctx, key)
+	return db.issueRow(ctx, key)
 }
 
 // setStatus applies every rule of a status change: only the owner passes;
@@ -390,6 +390,16 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 	})
 }
 
+// issueRow reads an issue as a write answers it: its own fields, following
+// merges.
+func (db *DB) issueRow(ctx context.Context, key string) (*desk.Issue, error) {
+	r, _, err := resolve(ctx, db.read, key)
+	if err != nil {
+		return nil, err
+	}
+	return &r.Issue, nil
+}
+
 // Issue returns an issue with everything that hangs off it.
 func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 	var d *desk.IssueDetail
@@ -420,7 +430,7 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row) (*desk.IssueDetail,
 			byComment[*a.CommentID] = append(byComment[*a.CommentID], a)
 		}
 	}
-	if d.Comments, err = comments(ctx, q, r, byComment); err != nil {
+	if d.Comments, err = comments(ctx, q, r, byComment, ""); err != nil {
 		return nil, err
 	}
 	if d.Activity, err = activities(ctx, q, r); err != nil {

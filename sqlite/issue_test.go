@@ -151,7 +151,8 @@ func TestStatusRules(t *testing.T) {
 		if err != nil || d.ClosedAt != nil {
 			t.Fatalf("%v %+v", err, d.ClosedAt)
 		}
-		last := d.Activity[len(d.Activity)-1]
+		full, _ := db.Issue(ctx, is.ID)
+		last := full.Activity[len(full.Activity)-1]
 		var detail map[string]any
 		json.Unmarshal(last.Detail, &detail)
 		if last.Action != "status" || detail["from"] != "passed" || detail["to"] != "open" {
@@ -170,16 +171,16 @@ func TestUpdateIssue(t *testing.T) {
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("lava bad"), Body: ptr("fix")}, "owner")
 	t.Run("AgentClarifyKeepsOwnerWording", func(t *testing.T) {
-		d, err := db.UpdateIssue(ctx, is.ID, desk.IssueFields{Title: ptr("Lava flows end in square tips"), Body: ptr("Expected rounded tips.")}, "claude")
+		_, err := db.UpdateIssue(ctx, is.ID, desk.IssueFields{Title: ptr("Lava flows end in square tips"), Body: ptr("Expected rounded tips.")}, "claude")
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err = db.UpdateIssue(ctx, is.ID, desk.IssueFields{Title: ptr("Lava tips are square")}, "claude")
-		if err != nil {
+		if _, err := db.UpdateIssue(ctx, is.ID, desk.IssueFields{Title: ptr("Lava tips are square")}, "claude"); err != nil {
 			t.Fatal(err)
 		}
+		full, _ := db.Issue(ctx, is.ID)
 		var originals int
-		for _, a := range d.Activity {
+		for _, a := range full.Activity {
 			if a.Action != "edited" {
 				continue
 			}
@@ -218,7 +219,8 @@ func TestUpdateIssue(t *testing.T) {
 	})
 	t.Run("NoChangeWritesNothing", func(t *testing.T) {
 		before, _ := db.Issue(ctx, is.ID)
-		after, err := db.UpdateIssue(ctx, is.ID, desk.IssueFields{Title: ptr(before.Title)}, "owner")
+		_, err := db.UpdateIssue(ctx, is.ID, desk.IssueFields{Title: ptr(before.Title)}, "owner")
+		after, _ := db.Issue(ctx, is.ID)
 		if err != nil || len(after.Activity) != len(before.Activity) || after.UpdatedAt != before.UpdatedAt {
 			t.Fatalf("a no-op edit wrote: %d → %d entries", len(before.Activity), len(after.Activity))
 		}

@@ -8,7 +8,7 @@ import (
 )
 
 // SetPlan replaces an issue's plan steps.
-func (db *DB) SetPlan(ctx context.Context, id string, steps []desk.Step, verification *string, actor string) (*desk.IssueDetail, error) {
+func (db *DB) SetPlan(ctx context.Context, id string, steps []desk.Step, verification *string, actor string) (*desk.Issue, error) {
 	actor = cleanActor(actor, desk.OwnerActor)
 	if verification != nil {
 		v := strings.TrimSpace(*verification)
@@ -54,7 +54,7 @@ func (db *DB) SetPlan(ctx context.Context, id string, steps []desk.Step, verific
 	if err != nil {
 		return nil, err
 	}
-	return db.Issue(ctx, key)
+	return db.issueRow(ctx, key)
 }
 
 func (tx *Tx) savePlan(r *row, plan desk.Plan) error {
@@ -67,7 +67,7 @@ func (tx *Tx) savePlan(r *row, plan desk.Plan) error {
 
 // UpdateStep changes one plan step and moves the issue's status as the
 // plan rules say.
-func (db *DB) UpdateStep(ctx context.Context, id string, n int, p desk.StepPatch, actor string) (*desk.IssueDetail, error) {
+func (db *DB) UpdateStep(ctx context.Context, id string, n int, p desk.StepPatch, actor string) (*desk.Issue, error) {
 	actor = cleanActor(actor, desk.OwnerActor)
 	if p.State != nil {
 		s := strings.ToLower(strings.TrimSpace(*p.State))
@@ -88,7 +88,7 @@ func (db *DB) UpdateStep(ctx context.Context, id string, n int, p desk.StepPatch
 	if err != nil {
 		return nil, err
 	}
-	return db.Issue(ctx, key)
+	return db.issueRow(ctx, key)
 }
 
 func (tx *Tx) updateStep(r *row, n int, p desk.StepPatch, actor string) error {

@@ -40,7 +40,8 @@ func TestPlans(t *testing.T) {
 	if err != nil || d.Status != "auto_check" {
 		t.Fatalf("finished plan did not move to auto_check: %v %s", err, d.Status)
 	}
-	last := d.Activity[len(d.Activity)-1]
+	full, _ := db.Issue(ctx, is.ID)
+	last := full.Activity[len(full.Activity)-1]
 	var det map[string]any
 	json.Unmarshal(last.Detail, &det)
 	if last.Action != "status" || det["reason"] == nil {

@@ -1,0 +1,185 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"strings"
+
+	"desk"
+)
+
+// maxOwnerScan bounds how many feed rows one OwnerEvents call reads. A
+// session that was away long enough to miss more is told the newest ones
+// and how many more there were, up to this bound.
+const maxOwnerScan = 500
+
+// ownerEventsSQL reads the feed rows that may be owner events, newest
+// first, with what each one refers to. The feed's (project, seq) index
+// makes it a short range scan: a session's cursor is rarely far behind.
+const ownerEventsSQL = `
+SELECT c.seq, coalesce(c.issue, ''), c.type, c.action, c.actor, coalesce(c.verdict, ''), c.created_at,
+	i.title, i.source, i.merged_into IS NOT NULL, coalesce(cm.text, ''), coalesce(a.detail, '{}')
+FROM changes c
+JOIN issues i ON i.id = c.issue_id
+LEFT JOIN comments cm ON c.type = 'comment' AND cm.id = c.ref_id
+LEFT JOIN activity a ON c.type = 'activity' AND a.id = c.ref_id
+WHERE c.project = ? AND c.seq > ? AND c.seq <= ? AND (
+	(c.type = 'comment' AND lower(c.actor) = 'owner') OR
+	(c.type = 'activity' AND c.action = 'created') OR
+	(c.type = 'activity' AND lower(c.actor) = 'owner' AND c.action IN ('status', 'plan', 'merged', 'parent')))
+ORDER BY c.seq DESC
+LIMIT ?`
+
+// OwnerEvents returns the owner's activity on project slug after feed row
+// after, newest first and at most limit of them: the owner's comments and
+// verdicts, new reports from the owner or the game, the owner's status
+// changes (other than those a verdict made), plan notes, merges and
+// parents. The project's notify setting filters them. Every reader of the
+// owner's activity (the prompt hooks, the MCP channel) asks here, so they
+// all tell the same story.
+func (db *DB) OwnerEvents(ctx context.Context, slug string, after int64, limit int) (*desk.OwnerEvents, error) {
+	if limit <= 0 {
+		limit = 10
+	}
+	out := &desk.OwnerEvents{Events: []*desk.OwnerEvent{}}
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		out.Project = &p.Project
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&out.Last); err != nil {
+			return err
+		}
+		if after >= out.Last {
+			return nil
+		}
+		rows, err := tx.QueryContext(ctx, ownerEventsSQL, p.Slug, after, out.Last, maxOwnerScan)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var (
+				r                      ownerRow
+				merged                 bool
+				commentText, detailRaw string
+			)
+			if err := rows.Scan(&r.seq, &r.issue, &r.typ, &r.action, &r.actor, &r.verdict, &r.at,
+				&r.title, &r.source, &merged, &commentText, &detailRaw); err != nil {
+				return err
+			}
+			e := r.event(p.Slug, merged, commentText, detailRaw)
+			if e == nil || !p.Notify.Enabled(desk.NotifyEventOf(e.Kind)) {
+				continue
+			}
+			if len(out.Events) < limit {
+				out.Events = append(out.Events, e)
+			} else {
+				out.More++
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// ownerRow is one candidate feed row as ownerEventsSQL reads it.
+type ownerRow struct {
+	seq                                int64
+	issue, typ, action, actor, verdict string
+	at, title, source                  string
+}
+
+// event turns a candidate row into an owner event, or nil when it is not
+// one: an agent's report, a report merged away since, a status change a
+// verdict made (the verdict itself is the event), a plan written rather
+// than a step changed.
+func (r *ownerRow) event(slug string, merged bool, commentText, detailRaw string) *desk.OwnerEvent {
+	e := &desk.OwnerEvent{Seq: r.seq, Project: slug, Issue: r.issue, Actor: r.actor, At: r.at, Title: r.title}
+	if r.typ == desk.ChangeComment {
+		e.Kind, e.Text = desk.EventComment, commentText
+		if r.verdict != "" {
+			e.Kind, e.Verdict = desk.EventVerdict, r.verdict
+		}
+		return e
+	}
+	// Activity details: a status change's from and to, a step change's
+	// index, from, to and note, a merge's source (from), a new parent.
+	var d struct {
+		From, To, Reason, Op, Note string
+		Index                      int
+		Parent                     *string
+	}
+	_ = json.Unmarshal([]byte(detailRaw), &d)
+	switch r.action {
+	case desk.ActCreated:
+		ownerReport := r.source == desk.SourceOwner && desk.IsOwner(r.actor)
+		if merged || !(r.source == desk.SourceGame || ownerReport) {
+			return nil
+		}
+		e.Kind, e.Source = desk.EventReport, r.source
+	case desk.ActStatus:
+		if d.Reason == desk.ReasonVerdict {
+			return nil
+		}
+		e.Kind, e.From, e.To = desk.EventStatus, d.From, d.To
+	case desk.ActPlan:
+		if d.Op != "step" {
+			return nil
+		}
+		e.Kind, e.Step, e.From, e.To, e.Text = desk.EventPlan, d.Index, d.From, d.To, d.Note
+	case desk.ActMerged:
+		e.Kind, e.Other = desk.EventMerged, d.From
+	case desk.ActParent:
+		e.Kind = desk.EventParent
+		if d.Parent != nil {
+			e.Other = strings.TrimSpace(*d.Parent)
+		}
+	default:
+		return nil
+	}
+	return e
+}
+
+// Brief returns what an agent session is told when it starts on project
+// slug: the project with its counts by status, the latest handoff and the
+// feed position, read in one snapshot with a handful of indexed queries
+// (a session-start hook runs it before every session).
+func (db *DB) Brief(ctx context.Context, slug string) (*desk.Brief, error) {
+	var b *desk.Brief
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		p, err := projectBySlug(ctx, tx, slug)
+		if err != nil {
+			return err
+		}
+		b = &desk.Brief{Project: &p.Project}
+		p.Counts = emptyCounts(desk.Statuses)
+		rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM issues WHERE project_id = ? AND merged_into IS NULL GROUP BY status`, p.id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var s string
+			var n int
+			if err := rows.Scan(&s, &n); err != nil {
+				rows.Close()
+				return err
+			}
+			p.Counts[s] = n
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if b.Handoff, err = readHandoff(ctx, tx, p, 0); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&b.Seq)
+	})
+	return b, err
+}

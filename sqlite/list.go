@@ -1,9 +1,10 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -231,96 +232,108 @@ func rankOf(list []string) map[string]int {
 	return m
 }
 
-// sortRows orders rows by the filter's sort; every order ends on the number
-// so that pages never overlap.
+// sortRows orders rows by the filter's sort; every order ends on the
+// number so that pages never overlap. Each row's key is computed once, and
+// the comparison touches only integers and one string.
 func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult) {
-	cmpStr := func(a, b string) int { return strings.Compare(a, b) }
-	var less func(a, b *row) int
-	switch f.Sort {
-	case desk.SortUpdated:
-		less = func(a, b *row) int { return -cmpStr(a.UpdatedAt, b.UpdatedAt) }
-	case desk.SortCreated:
-		less = func(a, b *row) int { return -cmpStr(a.CreatedAt, b.CreatedAt) }
-	case desk.SortOldest:
-		less = func(a, b *row) int {
-			if c := cmpStr(a.CreatedAt, b.CreatedAt); c != 0 {
-				return c
+	type keyed struct {
+		r     *row
+		major int     // status, priority, size and area ranks, packed
+		score float64 // search score, higher first
+		when  string  // a time, compared per sort
+		minor int     // the number, signed so that ascending is right
+	}
+	ks := make([]keyed, len(rows))
+	boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
+	ranked := f.Sort == desk.SortRelevance && sr != nil && sr.mode == searchRanked
+	var areaRank map[string]int
+	if f.Sort == desk.SortBacklog {
+		areaRank = rankAreas(rows)
+	}
+	for i, r := range rows {
+		k := keyed{r: r, minor: -r.Number}
+		switch {
+		case ranked:
+			k.score = sr.score[r.rowid]
+			if boost != "" && strings.EqualFold(r.Area, boost) {
+				k.score += 1e9
 			}
-			return a.Number - b.Number
+			k.when = invert(r.UpdatedAt)
+		case f.Sort == desk.SortUpdated:
+			k.when = invert(r.UpdatedAt)
+		case f.Sort == desk.SortCreated:
+			k.when = invert(r.CreatedAt)
+		case f.Sort == desk.SortOldest:
+			k.when, k.minor = r.CreatedAt, r.Number
+		case f.Sort == desk.SortPriority:
+			k.major, k.when = priorityRank[r.Priority], invert(r.UpdatedAt)
+		case f.Sort == desk.SortNumber:
+		case f.Sort == desk.SortBacklog:
+			k.major = priorityRank[r.Priority]<<40 | sizeRank[r.Size]<<32 | areaRank[strings.ToLower(r.Area)]
+			k.minor = r.Number
+		default: // triage
+			k.major, k.when = triageRank[r.Status]<<8|priorityRank[r.Priority], invert(r.UpdatedAt)
 		}
-	case desk.SortPriority:
-		less = func(a, b *row) int {
-			if c := priorityRank[a.Priority] - priorityRank[b.Priority]; c != 0 {
-				return c
-			}
-			return -cmpStr(a.UpdatedAt, b.UpdatedAt)
-		}
-	case desk.SortNumber:
-		less = func(a, b *row) int { return 0 }
-	case desk.SortBacklog:
-		less = func(a, b *row) int {
-			if c := priorityRank[a.Priority] - priorityRank[b.Priority]; c != 0 {
-				return c
-			}
-			if c := sizeRank[a.Size] - sizeRank[b.Size]; c != 0 {
-				return c
-			}
-			if (a.Area == "") != (b.Area == "") {
-				if a.Area == "" {
-					return 1
-				}
+		ks[i] = k
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.score != b.score {
+			if a.score > b.score {
 				return -1
 			}
-			if c := cmpStr(strings.ToLower(a.Area), strings.ToLower(b.Area)); c != 0 {
-				return c
-			}
-			return a.Number - b.Number
+			return 1
 		}
-	case desk.SortRelevance:
-		if sr != nil && sr.mode == searchRanked {
-			boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
-			less = func(a, b *row) int {
-				if boost != "" {
-					ab, bb := strings.ToLower(a.Area) == boost, strings.ToLower(b.Area) == boost
-					if ab != bb {
-						if ab {
-							return -1
-						}
-						return 1
-					}
-				}
-				sa, sb := sr.score[a.rowid], sr.score[b.rowid]
-				if sa != sb {
-					if sa > sb {
-						return -1
-					}
-					return 1
-				}
-				return -cmpStr(a.UpdatedAt, b.UpdatedAt)
-			}
-			break
+		if c := cmp.Compare(a.major, b.major); c != 0 {
+			return c
 		}
-		fallthrough
-	default: // triage
-		less = func(a, b *row) int {
-			if c := triageRank[a.Status] - triageRank[b.Status]; c != 0 {
-				return c
-			}
-			if c := priorityRank[a.Priority] - priorityRank[b.Priority]; c != 0 {
-				return c
-			}
-			return -cmpStr(a.UpdatedAt, b.UpdatedAt)
+		if c := strings.Compare(a.when, b.when); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.minor, b.minor)
+	})
+	for i := range ks {
+		rows[i] = ks[i].r
+	}
+}
+
+// invert maps a time text to one that sorts in the opposite order, so
+// that "newest first" is an ascending comparison like every other key.
+func invert(t string) string {
+	b := []byte(t)
+	for i, c := range b {
+		if c >= '0' && c <= '9' {
+			b[i] = '9' - c + '0'
 		}
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if c := less(rows[i], rows[j]); c != 0 {
-			return c < 0
+	return string(b)
+}
+
+// rankAreas numbers the areas of rows alphabetically (case folded), with
+// the empty area last, for the backlog order.
+func rankAreas(rows []*row) map[string]int {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range rows {
+		a := strings.ToLower(r.Area)
+		if !seen[a] {
+			seen[a] = true
+			names = append(names, a)
 		}
-		if f.Sort == desk.SortOldest || f.Sort == desk.SortBacklog {
-			return rows[i].Number < rows[j].Number
+	}
+	slices.SortFunc(names, func(a, b string) int {
+		if (a == "") != (b == "") {
+			if a == "" {
+				return 1
+			}
+			return -1
 		}
-		return rows[i].Number > rows[j].Number
+		return strings.Compare(a, b)
 	})
+	rank := make(map[string]int, len(names))
+	for i, n := range names {
+		rank[n] = i
+	}
+	return rank
 }
 
 // fillText reads the body and plan of the issues of a page.

@@ -203,6 +203,15 @@ CREATE TRIGGER issues_children_ad AFTER DELETE ON issues WHEN OLD.parent_id IS N
 	WHERE id = OLD.parent_id;
 END;
 `,
+
+	// 2: a covering index of every field a list shows, so that loading a
+	// project's list reads a few index pages instead of every row with its
+	// body.
+	`
+CREATE INDEX issues_list ON issues(project_id, number, title, kind, status, priority, area, tags, location, seed,
+	source, external_ref, size, milestone, build, plan_done, plan_total, parent_id, merged_into, comment_count,
+	attachment_count, last_verdict, child_count, child_done, created_at, updated_at, closed_at);
+`,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -70,6 +71,10 @@ type LoadOptions struct {
 	// load into a large desk, where updating the index row by row is
 	// cheaper than rebuilding it whole.
 	RebuildSearchIndex bool
+	// Names, when set, gives the random bytes of attachment file names in
+	// place of crypto/rand, so that a generator's load comes out the same
+	// byte for byte every time.
+	Names io.Reader
 }
 
 // LoadStats counts what a load wrote.
@@ -112,6 +117,7 @@ type Loader struct {
 	links    []pendingLink
 	stmts    map[string]*sql.Stmt
 	stats    LoadStats
+	names    io.Reader // the random bytes of attachment file names
 }
 
 type loadedProject struct {
@@ -132,7 +138,10 @@ type pendingLink struct {
 func (db *DB) Load(ctx context.Context, o LoadOptions, fn func(*Loader) error) (*LoadStats, error) {
 	var stats LoadStats
 	err := db.update(ctx, func(tx *Tx) error {
-		l := &Loader{tx: tx, projects: map[int64]*loadedProject{}, keys: map[string]int64{}, stmts: map[string]*sql.Stmt{}}
+		l := &Loader{tx: tx, projects: map[int64]*loadedProject{}, keys: map[string]int64{}, stmts: map[string]*sql.Stmt{}, names: o.Names}
+		if l.names == nil {
+			l.names = rand.Reader
+		}
 		defer l.close()
 		if o.RebuildSearchIndex {
 			if _, err := tx.exec(DropSearchIndexSQL()); err != nil {
@@ -414,7 +423,7 @@ func (l *Loader) Attachment(issueID int64, a *desk.Attachment, data io.Reader) (
 	month := created[:7]
 	name := desk.CleanFilename(a.Filename)
 	var rnd [16]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	if _, err := io.ReadFull(l.names, rnd[:]); err != nil {
 		return 0, err
 	}
 	ext := strings.ToLower(filepath.Ext(name))
@@ -537,7 +546,14 @@ func (l *Loader) finish() error {
 			return fmt.Errorf("load: link issues: %w", err)
 		}
 	}
-	for id, p := range l.projects {
+	// In project order, so that the same load writes the same feed.
+	ids := make([]int64, 0, len(l.projects))
+	for id := range l.projects {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		p := l.projects[id]
 		next := max(p.nextNumber, p.maxNumber+1, 1)
 		if _, err := l.tx.exec(`UPDATE projects SET next_number = ? WHERE id = ?`, next, id); err != nil {
 			return err

@@ -3,10 +3,13 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"sync"
+
+	"desk"
 )
 
 // issueIndex keeps the list fields of every issue of the projects this
@@ -27,8 +30,10 @@ type issueIndex struct {
 }
 
 type projIndex struct {
-	heads map[int64]*row
-	list  []*row // heads as a slice; nil when it must be rebuilt
+	slug, prefix string
+	heads        map[int64]*row
+	numbers      map[int64]int // row id → number, for parent and merge keys
+	list         []*row        // heads as a slice; nil when it must be rebuilt
 }
 
 // maxFeedCatchUp bounds how many feed rows the index applies one by one;
@@ -126,7 +131,7 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 			}
 		}
 	}
-	fresh, err := x.read(ctx, q, `WHERE i.id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
+	fresh, err := x.read(ctx, q, `WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
 	if err != nil {
 		return false, err
 	}
@@ -138,7 +143,7 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 		}
 	}
 	if len(parents) > 0 {
-		more, err := x.read(ctx, q, `WHERE i.id IN (SELECT value FROM json_each(?))`, jsonIDs(parents))
+		more, err := x.read(ctx, q, `WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(parents))
 		if err != nil {
 			return false, err
 		}
@@ -146,6 +151,11 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 			fresh[id] = r
 		}
 		ids = append(ids, parents...)
+	}
+	for _, r := range fresh {
+		if p := x.projects[r.projectID]; p != nil {
+			p.numbers[r.rowid] = r.Number
+		}
 	}
 	for _, id := range ids {
 		r := fresh[id]
@@ -159,6 +169,7 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 			continue
 		}
 		if p := x.projects[r.projectID]; p != nil {
+			p.name(r)
 			p.heads[id] = r
 			p.list = nil
 			x.owner[id] = r.projectID
@@ -167,30 +178,90 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 	return true, nil
 }
 
+// name fills the keys of a row read without joins: its own id, its
+// parent's and its merge target's, which are in the same project.
+func (p *projIndex) name(r *row) {
+	r.Project, r.prefix = p.slug, p.prefix
+	r.ID = desk.IssueKey(p.prefix, r.Number)
+	if r.parentID != 0 {
+		k := desk.IssueKey(p.prefix, p.numbers[r.parentID])
+		r.Parent = &k
+	}
+	if r.mergedID != 0 {
+		k := desk.IssueKey(p.prefix, p.numbers[r.mergedID])
+		r.MergedInto = &k
+	}
+}
+
 func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*projIndex, error) {
-	heads, err := x.read(ctx, q, `WHERE i.project_id = ?`, projectID)
+	proj, err := projectByID(ctx, q, projectID)
 	if err != nil {
 		return nil, err
 	}
-	return &projIndex{heads: heads}, nil
+	heads, err := x.read(ctx, q, `INDEXED BY issues_list WHERE project_id = ?`, projectID)
+	if err != nil {
+		return nil, err
+	}
+	p := &projIndex{slug: proj.Slug, prefix: proj.Prefix, heads: heads, numbers: make(map[int64]int, len(heads))}
+	for id, r := range heads {
+		p.numbers[id] = r.Number
+	}
+	for _, r := range heads {
+		p.name(r)
+	}
+	return p, nil
 }
 
+// headSelect reads the fields a list shows, which the issues_list index
+// covers; keys and the JSON fields are filled in later (see name, and
+// row.decoded).
+const headSelect = `SELECT id, project_id, number, title, kind, status, priority, area, tags, location, seed, source,
+	external_ref, size, milestone, build, plan_done, plan_total, parent_id, merged_into, comment_count,
+	attachment_count, last_verdict, child_count, child_done, created_at, updated_at, closed_at
+FROM issues `
+
 func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...any) (map[int64]*row, error) {
-	rows, err := q.QueryContext(ctx, issueSelect(false)+where, args...)
+	rows, err := q.QueryContext(ctx, headSelect+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read issues: %w", err)
 	}
 	defer rows.Close()
 	out := map[int64]*row{}
 	for rows.Next() {
-		r, err := scanIssue(rows)
+		r, err := scanHead(rows)
 		if err != nil {
 			return nil, err
 		}
-		r.Plan.Steps = nil
 		out[r.rowid] = r
 	}
 	return out, rows.Err()
+}
+
+func scanHead(s scanner) (*row, error) {
+	var (
+		r                          row
+		build, lastVerdict, closed sql.NullString
+		parentID, mergedID, seed   sql.NullInt64
+	)
+	err := s.Scan(&r.rowid, &r.projectID, &r.Number, &r.Title, &r.Kind, &r.Status, &r.Priority, &r.Area, &r.tagsRaw,
+		&r.locRaw, &seed, &r.Source, &r.ExternalRef, &r.Size, &r.Milestone, &build, &r.Progress.Done, &r.Progress.Total,
+		&parentID, &mergedID, &r.CommentCount, &r.AttachmentCount, &lastVerdict, &r.ChildCount, &r.ChildDone,
+		&r.CreatedAt, &r.UpdatedAt, &closed)
+	if err != nil {
+		return nil, err
+	}
+	r.buildRaw = build.String
+	if lastVerdict.Valid {
+		r.LastVerdict = &lastVerdict.String
+	}
+	if closed.Valid {
+		r.ClosedAt = &closed.String
+	}
+	r.parentID, r.mergedID = parentID.Int64, mergedID.Int64
+	if seed.Valid {
+		r.seed = &seed.Int64
+	}
+	return &r, nil
 }
 
 func jsonIDs(ids []int64) string {

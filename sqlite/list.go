@@ -119,7 +119,7 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 	page := make([]*desk.Issue, len(hits))
 	byID := make(map[int64]*desk.Issue, len(hits))
 	for i, r := range hits {
-		is := r.Issue // a copy: the index's rows are shared
+		is := r.decoded() // a copy: the index's rows are shared
 		page[i] = &is
 		byID[r.rowid] = &is
 	}
@@ -173,17 +173,8 @@ func passesPlain(r *row, f *desk.IssueFilter) bool {
 	if f.ExternalRef != nil && r.ExternalRef != *f.ExternalRef {
 		return false
 	}
-	if f.Tag != "" {
-		found := false
-		for _, t := range r.Tags {
-			if strings.EqualFold(t, f.Tag) {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
+	if f.Tag != "" && !r.hasTag(f.Tag) {
+		return false
 	}
 	return true
 }

@@ -20,6 +20,56 @@ type row struct {
 	parentID  int64 // 0: none
 	mergedID  int64 // 0: not merged
 	seed      *int64
+
+	// A row of the list index keeps its JSON fields as stored and decodes
+	// them only for the rows a list returns (see decoded): most rows are
+	// only filtered, counted and sorted.
+	tagsRaw, locRaw, buildRaw string
+}
+
+// decoded returns a copy of the row's issue with its JSON fields decoded;
+// rows read by scanIssue are decoded already.
+func (r *row) decoded() desk.Issue {
+	is := r.Issue
+	if r.tagsRaw != "" || is.Tags == nil {
+		is.Tags = decodeTags(r.tagsRaw)
+	}
+	if r.locRaw != "" {
+		is.Location = desk.Location{}
+		_ = json.Unmarshal([]byte(r.locRaw), &is.Location)
+	}
+	if r.buildRaw != "" {
+		var b desk.BuildRef
+		if json.Unmarshal([]byte(r.buildRaw), &b) == nil {
+			is.Build = &b
+		}
+	}
+	return is
+}
+
+func decodeTags(raw string) []string {
+	var tags []string
+	if raw == "" || raw == "[]" || json.Unmarshal([]byte(raw), &tags) != nil || tags == nil {
+		return []string{}
+	}
+	return tags
+}
+
+// hasTag reports whether the row carries tag (any case).
+func (r *row) hasTag(tag string) bool {
+	tags := r.Tags
+	if r.tagsRaw != "" {
+		if !strings.Contains(strings.ToLower(r.tagsRaw), strings.ToLower(tag)) {
+			return false
+		}
+		tags = decodeTags(r.tagsRaw)
+	}
+	for _, t := range tags {
+		if strings.EqualFold(t, tag) {
+			return true
+		}
+	}
+	return false
 }
 
 // issueSelect reads issues with their project, parent and merge target

@@ -29,7 +29,8 @@ func (db *DB) SuggestGroups(ctx context.Context, slug string, limit int) ([]desk
 		}
 		for _, r := range heads {
 			if r.mergedID == 0 && !desk.IsDone(r.Status) {
-				rows = append(rows, r)
+				is := r.decoded()
+				rows = append(rows, &row{Issue: is, rowid: r.rowid, parentID: r.parentID})
 			}
 		}
 		return nil

@@ -333,22 +333,32 @@ func TestWritesFromAnotherProcessShowLive(t *testing.T) {
 		t.Errorf("the page opened %d event streams itself", n)
 	}
 
-	writeFromProcess(t, d.DataDir, "title", s.Plain, "Fog pops in at the cliff edge at dawn")
+	// The CLI, a separate process on the same data folder, edits one
+	// issue and comments on the open one, as an agent would.
+	cli := buildCLI(t)
+	runCLI := func(args ...string) {
+		t.Helper()
+		out, err := exec.Command(cli, append([]string{"--data", d.DataDir}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("desk %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	runCLI("edit", s.Plain, "--title", "Fog pops in at the cliff edge at dawn", "--author", "codex")
 	p.waitFor("the new title in its row", `document.querySelector('[data-id="`+s.Plain+`"] .row-title')?.textContent === 'Fog pops in at the cliff edge at dawn'`)
 	if !eval[bool](p, `document.querySelector('[data-id="`+s.Plain+`"]').classList.contains('fresh')`) {
 		t.Error("the changed row is not highlighted")
 	}
 
-	writeFromProcess(t, d.DataDir, "comment", s.Report, "claude", "Reproduced at the pier; the collider is flipped.")
+	runCLI("comment", s.Report, "--author", "claude", "--text", "Reproduced at the pier; the collider is flipped.")
 	p.waitFor("the comment in the timeline", `[...document.querySelectorAll('.entry.comment')].some((e) => e.textContent.includes('the collider is flipped') && e.classList.contains('fresh'))`)
-	p.waitFor("the comment count in the row", `document.querySelector('[data-id="`+s.Report+`"]')?.textContent.includes('2')`)
+	p.waitFor("the comment count in the row", `document.querySelector('[data-id="`+s.Report+`"] .row-meta')?.textContent.includes('2')`)
 
-	// A setting changed by the CLI (a separate process) reaches the page too.
-	cli := buildCLI(t)
-	out, err := exec.Command(cli, "--data", d.DataDir, "project-set", "--project", "mygame", "--name", "Ember Isles II").CombinedOutput()
-	if err != nil {
-		t.Fatalf("desk project-set: %v\n%s", err, out)
-	}
+	// A store write from another process (an MCP server would make it so).
+	writeFromProcess(t, d.DataDir, "status", s.Report, "in_progress", "claude")
+	p.waitFor("the status of the open issue", `document.querySelector('.status-select').value === 'in_progress'`)
+
+	// A project setting changed by the CLI reaches the page too.
+	runCLI("project-set", "--project", "mygame", "--name", "Ember Isles II")
 	p.waitFor("the new project name", `document.querySelector('.project-button').textContent.includes('Ember Isles II')`)
 }
 
@@ -665,4 +675,183 @@ func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
 	if got := eval[[]string](p, `[...window.touched]`); len(got) != 1 || got[0] != target {
 		t.Errorf("a live edit of %s touched rows %v", target, got)
 	}
+}
+
+// dropImage dispatches a real drop event carrying a PNG file.
+func (p *page) dropImage(target, b64 string) {
+	p.tb.Helper()
+	eval[bool](p, `(() => {
+		const bytes = Uint8Array.from(atob(`+jsString(b64)+`), (c) => c.charCodeAt(0));
+		const dt = new DataTransfer();
+		dt.items.add(new File([bytes], 'from-disk.png', { type: 'image/png' }));
+		const el = document.querySelector(`+jsString(target)+`);
+		el.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+		el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+		return true;
+	})()`)
+}
+
+func TestDetailEditsSaveAsTheyChange(t *testing.T) {
+	d, s := startSample(t)
+	ctx := context.Background()
+	p := openPage(t, d, "/#/mygame/"+s.Check)
+	p.waitDetail(s.Check)
+
+	// Inline title edit.
+	p.click(".detail-title")
+	p.waitFor("the title input", `document.activeElement.classList.contains('title-input')`)
+	eval[bool](p, `(() => { document.activeElement.value = 'Lava tips are round at dusk'; return true; })()`)
+	p.key("\r")
+	p.waitFor("the saved title", `document.querySelector('.detail-title')?.textContent === 'Lava tips are round at dusk'`)
+
+	// Fields save on change.
+	eval[bool](p, `(() => { const s = document.querySelector('.fields select[name="priority"]'); s.value = 'p0'; s.dispatchEvent(new Event('change')); return true; })()`)
+	p.waitFor("the saved priority", `fetch('/api/issues/`+s.Check+`').then((r) => r.json()).then((i) => i.priority === 'p0')`)
+	eval[bool](p, `(() => { const s = document.querySelector('.status-select'); s.value = 'open'; s.dispatchEvent(new Event('change')); return true; })()`)
+	p.waitFor("the saved status", `fetch('/api/issues/`+s.Check+`').then((r) => r.json()).then((i) => i.status === 'open')`)
+	if is := issue(t, d, s.Check); is.Title != "Lava tips are round at dusk" || is.Priority != "p0" || is.Status != "open" {
+		t.Errorf("stored %q %s %s", is.Title, is.Priority, is.Status)
+	}
+
+	// Untick the last plan step, then leave a note on the first.
+	p.click(".steps li:nth-child(3) input[type=checkbox]")
+	p.waitFor("the plan at 2/3", `document.querySelector('.plan .card-head .muted')?.textContent === '2/3'`)
+	p.click(".steps li:nth-child(1) .step-note-button")
+	p.waitFor("the note editor", `document.activeElement.tagName === 'TEXTAREA' && !!document.activeElement.closest('.step-note')`)
+	eval[bool](p, `(() => { document.activeElement.value = 'looks right from the ridge'; return true; })()`)
+	p.key("\r")
+	p.waitFor("the note", `document.querySelector('.steps li:nth-child(1) .step-note')?.textContent === 'looks right from the ridge'`)
+	is := issue(t, d, s.Check)
+	if is.Plan.Steps[2].State != "todo" || is.Plan.Steps[0].Note != "looks right from the ridge" {
+		t.Errorf("stored plan %+v", is.Plan.Steps)
+	}
+
+	// Edit the location list: add a labelled command and move it first.
+	p.click(".location-card .card-head .button")
+	p.waitFor("the command editor", `!!document.querySelector('.command-editor')`)
+	p.click(".location-card .dialog-actions .button:first-child")
+	eval[bool](p, `(() => {
+		const row = document.querySelector('.command-editor li:last-child');
+		const [cmd, label] = row.querySelectorAll('input');
+		cmd.value = '/goto 0 64 0'; cmd.dispatchEvent(new Event('input'));
+		label.value = 'spawn'; label.dispatchEvent(new Event('input'));
+		return true;
+	})()`)
+	p.click(`.command-editor li:last-child button[aria-label^="Move command 3 up"]`)
+	p.click(`.command-editor li:nth-child(2) button[aria-label^="Move command 2 up"]`)
+	p.click(".location-card .button.primary")
+	p.waitFor("the new first command", `document.querySelector('.command .command-label')?.textContent === 'spawn'`)
+	cmds := issue(t, d, s.Check).Location.Commands
+	if len(cmds) != 3 || cmds[0].Command != "/goto 0 64 0" || cmds[0].Label != "spawn" || cmds[1].Label != "the east flow" {
+		t.Errorf("stored commands %+v", cmds)
+	}
+
+	// A file dropped on the attachments box goes to the issue itself.
+	p.dropImage(".attachments", screenshotPNG(t))
+	p.waitFor("the thumbnail", `document.querySelectorAll('.attachments .thumb img').length === 1`)
+	is = issue(t, d, s.Check)
+	if len(is.Attachments) != 1 || is.Attachments[0].CommentID != nil || is.Attachments[0].Filename != "from-disk.png" {
+		t.Errorf("stored attachments %+v", is.Attachments)
+	}
+	p.click(".attachments .thumb")
+	p.waitFor("the lightbox", `!!document.querySelector('dialog.lightbox[open] img.lightbox-image')`)
+	p.waitFor("the image loaded", `document.querySelector('dialog.lightbox img').naturalWidth === 24`)
+	p.key("\x1b")
+	p.waitFor("the lightbox closed", `!document.querySelector('dialog.lightbox')`)
+
+	// The parent lists its part; once every part is done it offers to close.
+	p.do(navigate(d.URL + "/#/mygame/" + s.Parent))
+	p.waitDetail(s.Parent)
+	p.waitFor("the child", `document.querySelector('.children')?.textContent.includes('`+s.Check+`')`)
+	if eval[bool](p, `[...document.querySelectorAll('.children button')].some((b) => b.textContent.startsWith('Close'))`) {
+		t.Error("Close offered while a part is open")
+	}
+	if _, err := d.DB.SetStatus(ctx, s.Check, "passed", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("Close offered", `[...document.querySelectorAll('.children button')].some((b) => b.textContent === 'Close `+s.Parent+`')`)
+	p.click(".children .button.primary")
+	p.waitFor("the parent closed", `document.querySelector('.status-select').value === 'closed'`)
+	if st := issue(t, d, s.Parent).Status; st != "closed" {
+		t.Errorf("parent status %s", st)
+	}
+}
+
+func TestBoardAndBacklogViews(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.click(`.view-switch button:nth-child(3)`)
+	p.waitFor("the board", `document.querySelectorAll('.board-column').length === 6`)
+	cols := eval[[]string](p, `[...document.querySelectorAll('.board-column')].map((c) => c.getAttribute('aria-label') + ':' + c.querySelectorAll('.card').length)`)
+	if strings.Join(cols, ",") != "To check:1,Auto check:1,Reported:4,Failed:1,Open:2,In progress:1" {
+		t.Errorf("board columns %v", cols)
+	}
+	// The board takes the width until an issue opens.
+	if eval[bool](p, `getComputedStyle(document.getElementById('detail-pane')).display !== 'none'`) {
+		t.Error("the detail pane shows beside the board")
+	}
+	p.click(`.card[data-id="` + s.Check + `"] .card-title`)
+	p.waitDetail(s.Check)
+
+	p.do(navigate(d.URL + "/#/mygame"))
+	p.click(`.view-switch button:nth-child(2)`)
+	p.waitFor("the backlog groups", `document.querySelectorAll('.group-header').length === 3`)
+	groups := eval[[]string](p, `[...document.querySelectorAll('.window-host .group-header')].map((g) => g.querySelector('.group-name').textContent + ' ' + g.querySelector('.group-count').textContent + ' ' + g.querySelector('.group-sizes').textContent)`)
+	if strings.Join(groups, ",") != "audio 1 1 M,water 1 1 S,No area 1 1 S" {
+		t.Errorf("backlog groups %v", groups)
+	}
+	// Collapse a group; the keyboard still reaches its issue and opens it.
+	p.click(`.window-host .group-header[data-group="area:water"]`)
+	p.waitFor("collapsed", `document.querySelector('.window-host .group-header[data-group="area:water"]').getAttribute('aria-expanded') === 'false'`)
+	p.do(focusList())
+	p.key("j")
+	p.key("j")
+	p.waitFor("the group open again", `document.querySelector('.window-host .group-header[data-group="area:water"]').getAttribute('aria-expanded') === 'true'`)
+}
+
+func TestRunTheCurrentBuildFromThePage(t *testing.T) {
+	d, s := startSample(t)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "started")
+	exe := filepath.Join(dir, "ember-isles")
+	if err := os.WriteFile(exe, []byte("#!/bin/sh\ntouch "+marker+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.DB.SetBuild(context.Background(), "mygame", desk.BuildInput{Path: exe, Label: "local 43", Author: "ci"}); err != nil {
+		t.Fatal(err)
+	}
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.waitFor("the build pill", `document.querySelector('.build-pill > .button')?.textContent.includes('local 43')`)
+	p.click(".build-pill > .button")
+	p.waitFor("the popover with Open folder and Run", `[...document.querySelectorAll('.build-pill .popover button')].map((b) => b.textContent).join() === 'Copy path,Open folder,Run'`)
+	p.click(".build-pill .popover button:last-child")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Run did not start the build: %s", p.describe())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	p.waitFor("the toast", `document.getElementById('toasts').textContent.includes('Build started')`)
+
+	// Without the page's token the same request is refused.
+	res, err := http.Post(d.URL+"/api/projects/mygame/build/run", "application/json", strings.NewReader("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden {
+		t.Errorf("run without the token: %d", res.StatusCode)
+	}
+
+	// A cleared build shows in red.
+	if _, err := d.DB.ClearBuild(context.Background(), "mygame", false, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	p.waitFor("No current build", `document.querySelector('.build-pill.none')?.textContent.includes('No current build')`)
 }

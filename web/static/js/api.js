@@ -30,7 +30,7 @@ async function errorOf(res) {
   return new ApiError(res.status, message);
 }
 
-async function request(method, url, { body, signal, headers } = {}) {
+async function request(method, url, { body, signal, headers, response } = {}) {
   const init = { method, signal, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -38,7 +38,8 @@ async function request(method, url, { body, signal, headers } = {}) {
   }
   let res;
   try {
-    res = await fetch(url, init);
+    // A response already on its way (the early list request) stands in for a new one.
+    res = await (response || fetch(url, init));
   } catch (err) {
     if (isAbort(err)) throw err;
     throw new ApiError(0, 'The desk server is not reachable. Is `desk serve` still running?');
@@ -56,6 +57,7 @@ export async function getJSON(url, options = {}) {
 /**
  * GET a JSON read with its ETag. When the ETag equals `etag`, the body is
  * not parsed and `data` is null: the caller already shows this version.
+ * options.response may carry a fetch of the same URL already under way.
  */
 export async function getVersioned(url, etag, options = {}) {
   const res = await request('GET', url, options);

@@ -4,9 +4,15 @@
 // Views never fetch on their own and never hold state that others need; they
 // call the app, and the app redraws them. Every load goes through a Latest,
 // so a slow response never replaces a view the owner has since left.
+//
+// The list is what the owner sees first, so only its modules load before
+// the first rows; the issue view, the handoff, the agents view and the
+// dialogs load right after (their files are preloaded at low priority) and
+// the right pane is drawn when they are there.
 
 import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort } from './api.js';
 import { Latest } from './latest.js';
+import { takePrefetch } from './prefetch.js';
 import { parseRoute, formatRoute } from './router.js';
 import { prefs } from './prefs.js';
 import { defaultFilters, cleanFilters, listQuery, PAGE_SIZE } from './list-query.js';
@@ -24,21 +30,13 @@ import { installSplitter } from './splitter.js';
 import { installPopoverDismiss } from './build-controls.js';
 import { TopBar } from './top-bar.js';
 import { ListPane } from './list/list-pane.js';
-import { DetailView } from './detail/detail-view.js';
-import { sendCommand, copyCommand, checkPendingSends } from './detail/location-card.js';
-import { HandoffView } from './handoff-view.js';
-import { AgentsView } from './agents/agents-view.js';
-import { newIssueDialog } from './dialogs/new-issue.js';
-import { newProjectDialog } from './dialogs/new-project.js';
-import { projectSettingsDialog } from './dialogs/project-settings.js';
-import { mergeDialog, groupDialog } from './dialogs/merge.js';
-import { helpDialog } from './dialogs/help.js';
 import { dialogOpen } from './dialogs/dialog.js';
 
 // How long a changed row or timeline entry stays highlighted.
 const FRESH_MS = 2600;
 // Live changes that arrive together are handled together.
 const LIVE_BATCH_MS = 25;
+const LIST_RELOAD_MS = 300;
 const PHONE = '(max-width: 760px)';
 
 // Fields of a full issue that the list rows carry (summary=1 drops body and plan).
@@ -64,6 +62,9 @@ export class DeskApp {
     this.detail = null;
     this.pendingChanges = [];
     this.liveTimer = 0;
+    this.lastListReload = 0;
+    this.listReloadTimer = 0;
+    this.rowReads = new Map();
 
     this.listReq = new Latest();
     this.detailReq = new Latest();
@@ -79,10 +80,13 @@ export class DeskApp {
     this.topBar = new TopBar(this);
     this.listPane = new ListPane(document.getElementById('list-pane'), this);
     this.detailPane = document.getElementById('detail-pane');
-    this.detailView = new DetailView(this.detailPane, this);
-    this.handoffView = new HandoffView(this.detailPane, this);
     this.agentsPane = document.getElementById('agents-pane');
-    this.agentsView = new AgentsView(this.agentsPane);
+    /** @type {import('./detail/detail-view.js').DetailView|null} */
+    this.detailView = null;
+    /** @type {import('./handoff-view.js').HandoffView|null} */
+    this.handoffView = null;
+    /** @type {import('./agents/agents-view.js').AgentsView|null} */
+    this.agentsView = null;
     this.workspace = document.getElementById('workspace');
     this.liveState = document.getElementById('live-state');
 
@@ -102,9 +106,16 @@ export class DeskApp {
     document.addEventListener('paste', (e) => this.paste(e));
     this.loadProjects();
     this.onRoute();
-    getJSON(paths.health()).then((h) => {
-      document.getElementById('brand-version').textContent = h.version ? `v${h.version}` : '';
-    }, () => {});
+    this.views = Promise.all([
+      import('./detail/detail-view.js'),
+      import('./handoff-view.js'),
+      import('./agents/agents-view.js'),
+    ]).then(([detail, handoff, agents]) => {
+      this.detailView = new detail.DetailView(this.detailPane, this);
+      this.handoffView = new handoff.HandoffView(this.detailPane, this);
+      this.agentsView = new agents.AgentsView(this.agentsPane);
+      this.showPane();
+    });
   }
 
   // ---- Routing ------------------------------------------------------------
@@ -128,39 +139,45 @@ export class DeskApp {
     this.route = route;
     this.workspace.classList.toggle('agents', route.agents);
     this.agentsPane.hidden = !route.agents;
+    document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff));
     if (route.agents) {
-      this.agentsView.show();
       this.live.follow(null);
-      this.topBar.render();
-      return;
-    }
-    if (!route.project) {
+    } else if (!route.project) {
       this.chooseProject();
       return;
+    } else if (route.project !== this.slug) {
+      this.enterProject(route.project);
     }
-    if (route.project !== this.slug) this.enterProject(route.project);
+    if (route.issue) this.setCursor(route.issue, { reveal: true });
+    this.showPane();
+    this.listPane.view.refresh();
+    this.topBar.render();
+  }
 
+  /** Draws the right pane (or the agents view) for the route, once its modules are loaded. */
+  showPane() {
+    const route = this.route;
+    if (!this.detailView) return;
+    if (route.agents) {
+      this.agentsView.show();
+      return;
+    }
+    if (!route.project) return;
     if (route.handoff) {
       this.detailReq.cancel();
       this.detail = null;
       this.detailView.reset();
       this.handoffView.open(this.slug);
-      document.body.classList.add('detail-open');
-    } else {
-      this.handoffView.close();
-      if (route.issue) {
-        document.body.classList.add('detail-open');
-        if (this.detail?.id !== route.issue) this.loadDetail(route.issue);
-        this.setCursor(route.issue, { reveal: true });
-      } else {
-        document.body.classList.remove('detail-open');
-        this.detailReq.cancel();
-        this.detail = null;
-        this.detailView.showEmpty();
-      }
+      return;
     }
-    this.listPane.view.refresh();
-    this.topBar.render();
+    this.handoffView.close();
+    if (route.issue) {
+      if (this.detail?.id !== route.issue || this.detailView.current?.id !== route.issue) this.loadDetail(route.issue);
+    } else {
+      this.detailReq.cancel();
+      this.detail = null;
+      this.detailView.showEmpty();
+    }
   }
 
   /** The start page: the last project used, else the first, else an invitation to create one. */
@@ -177,7 +194,7 @@ export class DeskApp {
     this.project = null;
     this.listPane.render();
     this.listPane.showMessage(welcome(this));
-    this.detailView.showEmpty();
+    this.detailView?.showEmpty();
     this.topBar.render();
   }
 
@@ -239,7 +256,7 @@ export class DeskApp {
       // An issue drawn before the project was known gets its issue links now.
       if (first && this.detail && !this.detailView.isEditing()) this.showDetail(this.detail);
       this.topBar.render();
-      if (!this.route.issue && !this.route.handoff && !this.route.agents) this.detailView.showEmpty();
+      if (!this.route.issue && !this.route.handoff && !this.route.agents) this.detailView?.showEmpty();
     } catch (err) {
       if (isAbort(err) || !req.current()) return;
       if (err.status === 404) {
@@ -265,7 +282,7 @@ export class DeskApp {
     const sameQuery = this.list.url === url;
     if (!live) this.listPane.setLoading(true);
     try {
-      const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal });
+      const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal, response: takePrefetch(url) });
       if (!req.current() || slug !== this.slug) return;
       this.listPane.setLoading(false);
       if (res.unchanged) return;
@@ -334,6 +351,7 @@ export class DeskApp {
 
   async loadDetail(id) {
     const req = this.detailReq.begin();
+    this.redirect = null;
     const summary = this.byId?.get(id);
     if (summary) this.detailView.showPending(summary);
     try {
@@ -354,9 +372,17 @@ export class DeskApp {
   }
 
   showDetail(detail) {
+    // "MG-9 was merged into MG-3" stays while MG-3, reached through MG-9, is open.
+    if (detail.redirected_from) this.redirect = { from: detail.redirected_from, id: detail.id };
+    else if (this.redirect?.id === detail.id) detail = { ...detail, redirected_from: this.redirect.from };
+    // A live echo of the owner's own write brings nothing new: keep the DOM (and the focus).
+    const text = JSON.stringify(detail);
+    if (this.detail?.id === detail.id && this.detailText === text && this.detailView.current?.id === detail.id) return;
+    this.detailText = text;
     this.detail = detail;
     this.detailView.show(detail);
-    performance.mark(`desk:detail:${detail.id}`);
+    // The frame after the issue is in the DOM paints it (for the benchmark).
+    requestAnimationFrame(() => performance.mark(`desk:detail:${detail.id}`));
   }
 
   /** Reloads the open issue (after a live change); waits while the owner edits it. */
@@ -392,7 +418,7 @@ export class DeskApp {
     this.loadProject();
     this.loadList({ live: quiet });
     if (this.route.issue) this.refreshDetail();
-    if (this.route.handoff) this.handoffView.changed();
+    if (this.route.handoff) this.handoffView?.changed();
     if (!quiet) toast('Refreshed');
   }
 
@@ -411,21 +437,67 @@ export class DeskApp {
 
   applyChanges(changes) {
     const mine = changes.filter((c) => c.project === this.slug);
-    if (changes.some((c) => c.type === 'agent')) this.agentsView.changed(changes.filter((c) => c.type === 'agent'));
+    if (changes.some((c) => c.type === 'agent')) this.agentsView?.changed(changes.filter((c) => c.type === 'agent'));
     if (changes.some((c) => c.project !== this.slug)) this.scheduleProjectsReload();
     if (!mine.length) return;
     const issues = new Set(mine.map((c) => c.issue).filter(Boolean));
-    if (mine.some((c) => c.issue)) this.loadList({ live: true });
-    if (mine.some((c) => c.type === 'handoff')) this.handoffView.changed();
+    if (issues.size) {
+      this.patchChangedRows(issues);
+      this.scheduleListReload();
+    }
+    if (mine.some((c) => c.type === 'handoff')) this.handoffView?.changed();
     const d = this.detail;
     if (d) {
-      const related = [d.id, d.parent, ...(d.children || []).map((c) => c.id), ...(d.merged_sources || []).map((m) => m.id)];
-      if (related.some((id) => id && issues.has(id))) {
-        checkPendingSends(d.id);
-        this.refreshDetail();
-      }
+      const related = [d.parent, ...(d.children || []).map((c) => c.id), ...(d.merged_sources || []).map((m) => m.id)];
+      if (issues.has(d.id)) import('./detail/location-card.js').then((m) => m.checkPendingSends(d.id));
+      if (!issues.has(d.id) && related.some((id) => id && issues.has(id))) this.refreshDetail();
     }
     this.scheduleProjectReload();
+  }
+
+  // The fast path of a live change: each changed issue on screen is read
+  // alone (a few milliseconds) and patched into its row, and the open issue
+  // is redrawn from the same read. The list reload that follows settles the
+  // order, the counts and issues that entered or left the view.
+  patchChangedRows(ids) {
+    const wanted = [...ids].filter((id) => this.byId?.has(id) || this.detail?.id === id).slice(0, 8);
+    for (const id of wanted) {
+      // Two quick changes of one issue start two reads; only the later one counts.
+      const seq = (this.rowReads.get(id) || 0) + 1;
+      this.rowReads.set(id, seq);
+      getJSON(paths.issue(id)).then((detail) => {
+        if (this.rowReads.get(id) !== seq) return;
+        this.rowReads.delete(id);
+        const row = this.byId?.get(detail.id);
+        if (row && detail.updated_at >= row.updated_at) {
+          this.fresh.set(detail.id, Date.now() + FRESH_MS);
+          this.patchRow(detail);
+        }
+        if (this.detail?.id === detail.id && this.route.issue === detail.id) {
+          if (this.detailView.isEditing()) this.detailView.deferRefresh();
+          else this.showDetail(detail);
+        }
+      }, () => {
+        // Deleted or merged away: the list reload shows it.
+      });
+    }
+  }
+
+  // Live list reloads run at most every LIST_RELOAD_MS while changes pour
+  // in (twenty agents writing), with one more after the last change.
+  scheduleListReload() {
+    const wait = this.lastListReload + LIST_RELOAD_MS - Date.now();
+    if (wait <= 0) {
+      this.lastListReload = Date.now();
+      this.loadList({ live: true });
+      return;
+    }
+    if (this.listReloadTimer) return;
+    this.listReloadTimer = setTimeout(() => {
+      this.listReloadTimer = 0;
+      this.lastListReload = Date.now();
+      this.loadList({ live: true });
+    }, wait);
   }
 
   // Counts, build and areas follow the list closely but need not be instant.
@@ -617,13 +689,13 @@ export class DeskApp {
       toast('Select two or more issues to merge (x or the row boxes).');
       return;
     }
-    mergeDialog(this, ids);
+    import('./dialogs/merge.js').then((m) => m.mergeDialog(this, ids));
   }
 
   groupSelection() {
     const ids = this.selection.ordered(this.order);
     if (ids.length < 2) return;
-    groupDialog(this, ids);
+    import('./dialogs/merge.js').then((m) => m.groupDialog(this, ids));
   }
 
   // ---- Writes --------------------------------------------------------------
@@ -767,7 +839,7 @@ export class DeskApp {
   // ---- Keys and small actions ---------------------------------------------
 
   verdictKey(verdict) {
-    const composer = this.detailView.composer();
+    const composer = this.detailView?.composer();
     if (!composer) {
       toast('Open an issue first (Enter).');
       return;
@@ -777,15 +849,17 @@ export class DeskApp {
   }
 
   commentKey() {
-    this.detailView.composer()?.focus(null);
+    this.detailView?.composer()?.focus(null);
   }
 
   sendFirstCommand() {
-    if (this.detail) sendCommand(this.detail, 0);
+    const detail = this.detail;
+    if (detail) import('./detail/location-card.js').then((m) => m.sendCommand(detail, 0));
   }
 
   copyFirstCommand() {
-    if (this.detail) copyCommand(this.detail, 0);
+    const detail = this.detail;
+    if (detail) import('./detail/location-card.js').then((m) => m.copyCommand(detail, 0));
   }
 
   editDescription() {
@@ -797,20 +871,20 @@ export class DeskApp {
   }
 
   newIssue() {
-    if (this.slug) newIssueDialog(this);
-    else newProjectDialog(this);
+    if (this.slug) import('./dialogs/new-issue.js').then((m) => m.newIssueDialog(this));
+    else this.newProject();
   }
 
   newProject() {
-    newProjectDialog(this);
+    import('./dialogs/new-project.js').then((m) => m.newProjectDialog(this));
   }
 
   projectSettings() {
-    projectSettingsDialog(this);
+    import('./dialogs/project-settings.js').then((m) => m.projectSettingsDialog(this));
   }
 
   showHelp() {
-    helpDialog();
+    import('./dialogs/help.js').then((m) => m.helpDialog());
   }
 
   cycleTheme() {
@@ -838,7 +912,7 @@ export class DeskApp {
     if (!files.length) return;
     if (isTyping(e.target) && !this.detailPane.contains(e.target)) return;
     e.preventDefault();
-    this.detailView.composer()?.addFiles(files);
+    this.detailView?.composer()?.addFiles(files);
     toast(`${plural(files.length, 'screenshot')} added to the answer`);
   }
 }

@@ -1,4 +1,4 @@
-// Copying text. The async clipboard works on http://127.0.0.1 (a secure
+// Copying text. The async clipboard works on the loopback address (a secure
 // context); the textarea fallback covers a desk opened over --lan.
 
 export async function copyText(text) {

@@ -35,6 +35,8 @@ export class DetailView {
     this.composers = new Map();
     /** @type {Map<string, Set<string>>} timeline keys already shown, per issue */
     this.seen = new Map();
+    /** Issues whose whole timeline the owner asked to see. */
+    this.fullTimeline = new Set();
     this.ctx = {
       app,
       beginEdit: () => {
@@ -143,7 +145,13 @@ export class DetailView {
     this.deferred = false;
     const ctx = this.ctx;
     const seen = this.seen.get(detail.id) || null;
-    const timeline = timelineSection(detail, ctx, seen);
+    const timeline = timelineSection(detail, ctx, seen, {
+      all: this.fullTimeline.has(detail.id),
+      showAll: () => {
+        this.fullTimeline.add(detail.id);
+        this.show(this.current);
+      },
+    });
     this.seen.set(detail.id, new Set(timeline.keys));
 
     const sections = [

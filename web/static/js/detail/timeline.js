@@ -82,13 +82,23 @@ function buildsEntry(entry, ctx) {
       h('ul', null, entry.runs.map((r) => h('li', null, partsNodes(describeActivity(r.activity), ctx), ' ', when(r.at))))));
 }
 
+// A busy issue (hundreds of comments) opens with its latest entries; the
+// older ones are one click away.
+export const TIMELINE_FIRST = 60;
+
 /**
  * @param {object} detail
  * @param {import('./detail-view.js').DetailContext} ctx
  * @param {Set<string>|null} seen keys shown before for this issue; others are highlighted
+ * @param {{all: boolean, showAll: () => void}} more whether every entry shows, and how to show them
  */
-export function timelineSection(detail, ctx, seen) {
-  const entries = buildTimeline(detail);
+export function timelineSection(detail, ctx, seen, more) {
+  const all = buildTimeline(detail);
+  const hidden = more.all ? 0 : Math.max(0, all.length - TIMELINE_FIRST);
+  const entries = all.slice(hidden);
+  const earlier = hidden
+    ? h('button', { type: 'button', class: 'button small ghost timeline-more', onclick: more.showAll }, `Show ${hidden} earlier ${hidden === 1 ? 'entry' : 'entries'}`)
+    : null;
   const list = h('ol', { class: 'timeline' }, entries.map((entry) => {
     let el;
     if (entry.type === 'comment') el = commentEntry(entry, ctx);
@@ -99,7 +109,7 @@ export function timelineSection(detail, ctx, seen) {
     return el;
   }));
   return {
-    keys: entries.map((e) => e.key),
-    el: h('section', { class: 'timeline-box', 'aria-label': 'Timeline' }, h('h3', null, 'Timeline'), list),
+    keys: all.map((e) => e.key),
+    el: h('section', { class: 'timeline-box', 'aria-label': 'Timeline' }, h('h3', null, 'Timeline'), earlier, list),
   };
 }

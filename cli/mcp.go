@@ -35,7 +35,7 @@ func runMCP(ctx context.Context, c *Context, args []string) error {
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	in, out := readCloser(c.Stdin), writeCloser(c.Stdout)
-	logger := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	logger := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	return mcp.Serve(ctx, mcp.Options{DataDir: c.DataDir, Dir: c.Dir, Getenv: c.Getenv, Logger: logger}, in, out)
 }
 

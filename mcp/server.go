@@ -1,0 +1,341 @@
+// Package mcp is desk's MCP server: the desk as tools for coding agents,
+// over stdio, on the official Go SDK. It opens the data folder directly, so
+// it needs no running desk server; every rule is the core's, so what an
+// agent may do here is what it may do anywhere. Answers are compact JSON
+// (or one line), because every byte of them costs the agent tokens.
+//
+// When Claude Code loads the server as a channel, it also pushes the
+// owner's activity on the linked project into the session as it happens
+// (see channel.go).
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"desk"
+	"desk/link"
+	"desk/notify"
+	"desk/sqlite"
+)
+
+// Options configure a server.
+type Options struct {
+	DataDir string              // the desk's data folder
+	Dir     string              // the working folder: the agent's repo
+	Getenv  func(string) string // the environment
+	Logger  *slog.Logger        // where internal errors go (stderr); nil discards
+	Now     func() time.Time
+}
+
+// Server is one MCP server process: one client, one store.
+type Server struct {
+	opts  Options
+	db    *sqlite.DB
+	sdk   *sdk.Server
+	tools map[string]*tool
+	out   *lineWriter
+
+	mu     sync.Mutex
+	client string // desk's name for the client, once known
+
+	delegated bool
+	channel   channelState
+}
+
+// ServerName is the name the server gives itself.
+const ServerName = "desk"
+
+// Serve runs the server on in and out until the client closes in or ctx
+// ends.
+func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteCloser) error {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	// An MCP server lives as long as its session, one per agent: it keeps
+	// a small store (two readers, small page caches) so that twenty of
+	// them cost little.
+	db, err := sqlite.Open(ctx, opts.DataDir, sqlite.Options{Readers: 2, CacheKiB: 2048})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	s := newServer(opts, db, out)
+	s.channel.detect(opts.Getenv)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer s.stopChannel()
+	err = s.sdk.Run(ctx, &sdk.IOTransport{Reader: newFrameReader(in, s.out), Writer: s.out})
+	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *Server {
+	s := &Server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}}
+	s.delegated = notify.IsDelegated(opts.Getenv)
+	if c := opts.Getenv("DESK_CLIENT"); c != "" {
+		s.client = notify.ClientName(c)
+	}
+	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "desk", Version: desk.Version}, &sdk.ServerOptions{
+		Instructions: instructions(s.delegated),
+		Logger:       opts.Logger,
+		Capabilities: &sdk.ServerCapabilities{
+			Tools: &sdk.ToolCapabilities{},
+			// Claude Code pushes a channel's messages into the session only
+			// from servers that declare this; desk pushes only when it was
+			// loaded as one.
+			Experimental: map[string]any{"claude/channel": map[string]any{}},
+		},
+		InitializedHandler: func(ctx context.Context, req *sdk.InitializedRequest) {
+			s.learnClient(req.Session)
+			s.startChannel()
+		},
+	})
+	for _, group := range [][]*tool{readTools, issueTools, planTools, groupTools, projectTools} {
+		for _, t := range group {
+			s.add(t)
+		}
+	}
+	s.sdk.AddReceivingMiddleware(s.unknownTools)
+	return s
+}
+
+// instructions is what the server tells every client about working with
+// the desk; a delegated job is told to leave the owner to its parent.
+func instructions(delegated bool) string {
+	text := "desk is the owner's tracker of bugs, checks, ideas and tasks, with plans, builds and a handoff. " +
+		"At the start, read the handoff (get_handoff) and the failed and reported issues (list_issues). " +
+		"Write a plan (set_plan) before you change code and tick it as commits land (progress, update_step). " +
+		"File checks with a location command per place (create_issue); use auto_check while you verify with screenshots, logs or tests, " +
+		"and to_check only when the owner must look. Comment with what you changed. Only the owner marks anything passed. " +
+		"Before you stop, update the handoff (update_handoff). Project and author default to the linked repo and your client."
+	if delegated {
+		return text + " This session runs a delegated job: work from your brief and leave the owner's new activity to the session that started it."
+	}
+	return text + " Messages in <channel source=\"desk\"> tags relay the owner's own words and verdicts from the desk."
+}
+
+// add registers a tool with the SDK; the SDK's own argument handling is
+// bypassed so that desk's checks and messages apply.
+func (s *Server) add(t *tool) {
+	s.tools[t.name] = t
+	ro, destructive := t.readOnly, t.destructive
+	s.sdk.AddTool(&sdk.Tool{
+		Name:        t.name,
+		Description: t.desc,
+		InputSchema: t.schemaOf(),
+		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, DestructiveHint: &destructive, OpenWorldHint: new(bool)},
+	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		s.learnClient(req.Session)
+		return s.call(ctx, t, req.Params.Arguments), nil
+	})
+}
+
+// call checks a call's arguments, runs the tool and words its answer.
+func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *sdk.CallToolResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.opts.Logger.Error("tool panicked", "tool", t.name, "panic", r)
+			res = errorResult(fmt.Errorf("%s failed: %v", t.name, r))
+		}
+	}()
+	a, err := t.check(raw)
+	if err != nil {
+		return s.errorResult(t.name, err)
+	}
+	out, err := t.run(ctx, s, a)
+	if err != nil {
+		return s.errorResult(t.name, err)
+	}
+	var text string
+	switch v := out.(type) {
+	case string:
+		text = v
+	default:
+		b, err := marshal(v)
+		if err != nil {
+			return s.errorResult(t.name, err)
+		}
+		text = string(b)
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// errorResult words a refusal for the agent: the core's code, message and
+// hint. Failures that are not the core's refusals are logged here, once.
+func (s *Server) errorResult(name string, err error) *sdk.CallToolResult {
+	var de *desk.Error
+	if !errors.As(err, &de) {
+		s.opts.Logger.Error("tool failed", "tool", name, "err", err)
+		return errorResult(fmt.Errorf("%s failed inside desk: %v", name, err))
+	}
+	return errorResult(err)
+}
+
+func errorResult(err error) *sdk.CallToolResult {
+	text := err.Error()
+	if code := desk.ErrorCode(err); code != desk.Internal {
+		text = code + ": " + text
+	}
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// unknownTools answers a call of a tool desk does not have with a tool
+// error that lists the ones it has, which an agent can act on, rather than
+// a protocol error.
+func (s *Server) unknownTools(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method == "tools/call" {
+			if r, ok := req.(*sdk.CallToolRequest); ok && r.Params != nil && s.tools[r.Params.Name] == nil {
+				names := make([]string, 0, len(s.tools))
+				for n := range s.tools {
+					names = append(names, n)
+				}
+				sort.Strings(names)
+				return errorResult(desk.Errorf(desk.NotFound, "desk has no tool %q; its tools are %s", r.Params.Name, strings.Join(names, ", "))), nil
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// learnClient takes the client's name from its initialize request, unless
+// DESK_CLIENT named it already.
+func (s *Server) learnClient(ss *sdk.ServerSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client != "" || ss == nil {
+		return
+	}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		s.client = notify.ClientName(p.ClientInfo.Name)
+	}
+}
+
+// clientName is desk's name for the client, or "agent" when it gave none.
+func (s *Server) clientName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.client == "" {
+		return "agent"
+	}
+	return s.client
+}
+
+// author is who a write is made in the name of: the argument, else
+// DESK_AUTHOR, else the client. An agent is never the owner: "owner" is
+// read as the client, so that nothing an agent does passes for the owner's
+// word.
+func (s *Server) author(a *args) string {
+	name := strings.TrimSpace(a.str("author"))
+	if name == "" {
+		name = strings.TrimSpace(s.opts.Getenv("DESK_AUTHOR"))
+	}
+	if name == "" || desk.IsOwner(name) {
+		name = s.clientName()
+	}
+	return name
+}
+
+// folders are where the agent works: the server's working folder, and the
+// project folder Claude Code names.
+func (s *Server) folders() []string {
+	var out []string
+	for _, d := range []string{s.opts.Dir, s.opts.Getenv("CLAUDE_PROJECT_DIR")} {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// linked returns the project linked to the agent's folder, if any.
+func (s *Server) linked() (link.Found, bool) {
+	for _, d := range s.folders() {
+		if f, err := link.Resolve(s.opts.DataDir, d); err == nil {
+			return f, true
+		}
+	}
+	return link.Found{}, false
+}
+
+// project picks the project a call is about: the argument, else the one
+// linked to the agent's folder, else the only project on the desk.
+func (s *Server) project(ctx context.Context, a *args) (string, error) {
+	if p := strings.TrimSpace(a.str("project")); p != "" {
+		return p, nil
+	}
+	if f, ok := s.linked(); ok {
+		return f.Project, nil
+	}
+	ps, err := s.db.Projects(ctx)
+	if err != nil {
+		return "", err
+	}
+	switch len(ps) {
+	case 1:
+		return ps[0].Slug, nil
+	case 0:
+		return "", desk.Errorf(desk.NotFound, "the desk has no project yet").WithHint("the owner creates one with desk new-project")
+	}
+	slugs := make([]string, len(ps))
+	for i, p := range ps {
+		slugs[i] = p.Slug
+	}
+	return "", desk.Errorf(desk.Invalid, "name the project: this folder is linked to none and the desk has %s", strings.Join(slugs, ", ")).
+		WithHint("pass project, or link the repo with desk link --project <slug>")
+}
+
+// resolvePath finds a file an agent names by a path relative to its repo.
+func (s *Server) resolvePath(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	bases := s.folders()
+	if f, ok := s.linked(); ok && f.Marker {
+		bases = append(bases, filepath.Dir(f.Path))
+	} else if ok {
+		bases = append(bases, f.Path)
+	}
+	for _, b := range bases {
+		full := filepath.Join(b, p)
+		if _, err := os.Stat(full); err == nil {
+			return full
+		}
+	}
+	if len(bases) > 0 {
+		return filepath.Join(bases[0], p)
+	}
+	return p
+}
+
+// marshal writes v as compact JSON, leaving <, > and & readable.
+func marshal(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}

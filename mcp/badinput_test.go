@@ -150,7 +150,7 @@ func TestGarbageOnStdinIsAnsweredAndTheSessionGoesOn(t *testing.T) {
 	if m := r.reply(); m["result"] == nil {
 		t.Fatalf("initialize after garbage answered %v", m)
 	}
-	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_issue","arguments":{"title":"Half`+"\n")
+	r.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_issue","arguments":{"title":"Half` + "\n")
 	if m := r.reply(); m["error"].(map[string]any)["code"] != float64(-32700) {
 		t.Errorf("a cut message answered %v", m)
 	}

@@ -366,7 +366,7 @@ func TestGroupTools(t *testing.T) {
 	refused(t, cs, "merge_issues", map[string]any{"target": "MG-1", "sources": []string{}}, "at least 1")
 	var d struct {
 		ID             string
-		RedirectedFrom string `json:"redirected_from"`
+		RedirectedFrom string   `json:"redirected_from"`
 		MergedSources  []string `json:"merged_sources"`
 	}
 	ok(t, cs, "get_issue", map[string]any{"id": "mg-2"}, &d)

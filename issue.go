@@ -1,7 +1,6 @@
 package desk
 
 import (
-	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -226,28 +225,34 @@ type SearchInfo struct {
 	Mode string `json:"mode"`
 }
 
-// summaryIssue hides body and plan: the shallower fields win over the
-// embedded ones in encoding/json.
-type summaryIssue struct {
-	*Issue
-	Body *struct{} `json:"body,omitempty"`
-	Plan *struct{} `json:"plan,omitempty"`
-}
-
-// MarshalJSON writes the list, in summary form when Summary is set.
+// MarshalJSON writes the list, leaving out bodies and plans when Summary
+// is set.
 func (l *IssueList) MarshalJSON() ([]byte, error) {
-	type plain IssueList
-	if !l.Summary {
-		return json.Marshal((*plain)(l))
-	}
-	s := make([]summaryIssue, len(l.Issues))
+	b := make([]byte, 0, 256+len(l.Issues)*700)
+	b = append(b, `{"project":`...)
+	b = appendString(b, l.Project)
+	b = appendIntField(b, "total", l.Total)
+	b = appendIntField(b, "limit", l.Limit)
+	b = appendIntField(b, "offset", l.Offset)
+	b = append(b, `,"issues":[`...)
 	for i, is := range l.Issues {
-		s[i].Issue = is
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = is.AppendJSON(b, l.Summary)
 	}
-	return json.Marshal(struct {
-		*plain
-		Issues []summaryIssue `json:"issues"`
-	}{(*plain)(l), s})
+	b = append(b, `],"counts":`...)
+	counts, err := marshalNoHTML(l.Counts)
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, counts...)
+	if l.Search != nil {
+		b = append(b, `,"search":{"mode":`...)
+		b = appendString(b, l.Search.Mode)
+		b = append(b, '}')
+	}
+	return append(b, '}'), nil
 }
 
 // IssueFilter selects and orders a project's issues. Slice fields hold

@@ -1,0 +1,150 @@
+package desk_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"desk"
+)
+
+func reflectJSON(t testing.TB, v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+var oddStrings = []string{"", "plain", `quo"te`, `back\slash`, "tab\tnew\nline\r", "<b>&amp;</b>", "ctl\x01\x1f\x7f",
+	"bad\xffutf8", "line\u2028sep\u2029", "ümlaut ✓ 🎮", "\b\f"}
+
+func randomIssue(r *rand.Rand) *desk.Issue {
+	s := func() string { return oddStrings[r.IntN(len(oddStrings))] }
+	f := func() *float64 {
+		if r.IntN(3) == 0 {
+			return nil
+		}
+		v := []float64{0, 1.5, -380, 1e21, 1e-7, 123456789.125, math.Pi}[r.IntN(7)]
+		return &v
+	}
+	opt := func() *string {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		v := s()
+		return &v
+	}
+	is := &desk.Issue{ID: "MG-" + s(), Number: r.IntN(1000), Project: s(), Title: s(), Body: s(), Kind: s(), Status: s(),
+		Priority: s(), Area: s(), Source: s(), ExternalRef: s(), Size: s(), Milestone: s(), CreatedAt: s(), UpdatedAt: s(),
+		ClosedAt: opt(), Parent: opt(), MergedInto: opt(), LastVerdict: opt(), ChildCount: r.IntN(5), ChildDone: r.IntN(5),
+		CommentCount: r.IntN(600), AttachmentCount: r.IntN(9), Progress: desk.Progress{Done: r.IntN(4), Total: r.IntN(9)}}
+	if r.IntN(4) > 0 {
+		is.Tags = []string{}
+		for n := r.IntN(4); n > 0; n-- {
+			is.Tags = append(is.Tags, s())
+		}
+	}
+	loc := &is.Location
+	loc.Command, loc.Place, loc.Time, loc.Weather, loc.Action = s(), s(), s(), s(), s()
+	loc.X, loc.Y, loc.Z, loc.Yaw, loc.Pitch = f(), f(), f(), f(), f()
+	for n := r.IntN(3); n > 0; n-- {
+		loc.Commands = append(loc.Commands, desk.LocationCommand{Command: s(), Label: s()})
+	}
+	if r.IntN(2) == 0 {
+		seed := r.Int64N(1<<40) - 1<<39
+		loc.Seed = &seed
+	}
+	if r.IntN(3) == 0 {
+		loc.Extra = map[string]any{"biome": s(), "n": 3.5, "list": []any{1.0, "x"}}
+	}
+	for n := r.IntN(3); n > 0; n-- {
+		is.Plan.Steps = append(is.Plan.Steps, desk.Step{Text: s(), State: s(), Commit: s(), Note: s()})
+	}
+	is.Plan.Verification, is.Plan.UpdatedAt = s(), s()
+	if r.IntN(2) == 0 {
+		is.Build = &desk.BuildRef{Number: r.IntN(9), Label: s(), Path: s(), Commit: s(), BuiltAt: s()}
+		if r.IntN(2) == 0 {
+			kind := "file"
+			is.Build.Local = &desk.BuildLocal{Exists: true, Kind: &kind, Open: true}
+		}
+	}
+	if r.IntN(2) == 0 {
+		is.Match = &desk.Match{Field: s(), Excerpt: s()}
+	}
+	return is
+}
+
+// TestAppendJSONMatchesEncodingJSON holds the hand-written encoder to the
+// standard one, byte for byte, on issues full of awkward values.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := 0; i < 3000; i++ {
+		is := randomIssue(r)
+		got := is.AppendJSON(nil, false)
+		want := reflectJSON(t, is)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("issue %d differs:\n got %s\nwant %s", i, got, want)
+		}
+		var sum map[string]json.RawMessage
+		if err := json.Unmarshal(is.AppendJSON(nil, true), &sum); err != nil {
+			t.Fatalf("summary is not JSON: %v", err)
+		}
+		if _, ok := sum["body"]; ok {
+			t.Fatal("summary has a body")
+		}
+		if _, ok := sum["plan"]; ok {
+			t.Fatal("summary has a plan")
+		}
+	}
+}
+
+func TestIssueListJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	l := &desk.IssueList{Project: "mygame", Total: 2, Limit: 500, Issues: []*desk.Issue{randomIssue(r), randomIssue(r)},
+		Search: &desk.SearchInfo{Mode: "ranked"}}
+	b, err := l.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Project string            `json:"project"`
+		Total   int               `json:"total"`
+		Issues  []json.RawMessage `json:"issues"`
+		Search  map[string]string `json:"search"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	if back.Project != "mygame" || back.Total != 2 || len(back.Issues) != 2 || back.Search["mode"] != "ranked" {
+		t.Fatalf("%s", b)
+	}
+}
+
+func BenchmarkAppendJSON(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 4))
+	issues := make([]*desk.Issue, 200)
+	for i := range issues {
+		issues[i] = randomIssue(r)
+	}
+	b.Run("append", func(b *testing.B) {
+		var buf []byte
+		for i := 0; i < b.N; i++ {
+			buf = buf[:0]
+			for _, is := range issues {
+				buf = is.AppendJSON(buf, false)
+			}
+		}
+	})
+	b.Run("reflect", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			for _, is := range issues {
+				reflectJSON(b, is)
+			}
+		}
+	})
+}

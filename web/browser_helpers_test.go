@@ -104,7 +104,8 @@ func openPage(tb testing.TB, d *testdesk.Desk, path string, opts ...pageOptions)
 		}
 	}()
 	tb.Cleanup(p.checkConsole)
-	p.do(chromedp.Navigate(d.URL + path))
+	// The page gets exactly the asked size, whatever the window adds around it.
+	p.do(chromedp.EmulateViewport(int64(o.width), int64(o.height)), chromedp.Navigate(d.URL+path))
 	return p
 }
 

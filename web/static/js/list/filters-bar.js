@@ -42,12 +42,12 @@ export class FiltersBar {
     const sort = select({ 'aria-label': 'Sort', onchange: (e) => app.setFilter('sort', e.target.value) }, sortOptions, f.sort);
     if (app.view === 'backlog') sort.disabled = true;
 
-    const rowOne = h('div', { class: 'filter-row' }, viewSwitch, kind, priority, area, app.view === 'backlog' ? null : sort,
-      h('span', { class: 'spacer' }), buildPill(app));
-    const rowTwo = app.view === 'backlog'
+    const views = h('div', { class: 'filter-row' }, viewSwitch, h('span', { class: 'spacer' }), buildPill(app));
+    const selects = h('div', { class: 'filter-row selects' }, kind, priority, area, app.view === 'backlog' ? null : sort);
+    const statuses = app.view === 'backlog'
       ? h('div', { class: 'filter-row muted' }, 'Open and in-progress work by priority, then size, then area.')
       : this.chips(counts.status || {});
-    replaceChildren(this.el, rowOne, rowTwo);
+    replaceChildren(this.el, views, selects, statuses);
   }
 
   chips(statusCounts) {

@@ -3,10 +3,11 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"desk"
@@ -213,12 +214,17 @@ func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*pro
 }
 
 // headSelect reads the fields a list shows, which the issues_list index
-// covers; keys and the JSON fields are filled in later (see name, and
-// row.decoded).
-const headSelect = `SELECT id, project_id, number, title, kind, status, priority, area, tags, location, seed, source,
-	external_ref, size, milestone, build, plan_done, plan_total, parent_id, merged_into, comment_count,
-	attachment_count, last_verdict, child_count, child_done, created_at, updated_at, closed_at
+// covers, as one text per row: the driver's cost is per column, and a list
+// reads every issue of a project. Keys and the JSON fields are filled in
+// later (see name, and row.decoded).
+const headSelect = `SELECT id, concat_ws(char(31), project_id, number, title, kind, status, priority, area, tags,
+	location, coalesce(seed, ''), source, external_ref, size, milestone, coalesce(build, ''), plan_done, plan_total,
+	coalesce(parent_id, ''), coalesce(merged_into, ''), comment_count, attachment_count, coalesce(last_verdict, ''),
+	child_count, child_done, created_at, updated_at, coalesce(closed_at, ''))
 FROM issues `
+
+// headFields is how many fields headSelect packs into its text.
+const headFields = 27
 
 func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...any) (map[int64]*row, error) {
 	rows, err := q.QueryContext(ctx, headSelect+where, args...)
@@ -227,41 +233,72 @@ func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...
 	}
 	defer rows.Close()
 	out := map[int64]*row{}
+	var odd []int64
 	for rows.Next() {
-		r, err := scanHead(rows)
+		var id int64
+		var packed string
+		if err := rows.Scan(&id, &packed); err != nil {
+			return nil, err
+		}
+		r, ok := unpackHead(id, packed)
+		if !ok {
+			odd = append(odd, id)
+			continue
+		}
+		out[id] = r
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	// A text field holding the separator (data from elsewhere) cannot be
+	// unpacked; such rows are read whole instead.
+	for _, id := range odd {
+		r, err := issueByRowID(ctx, q, id)
 		if err != nil {
 			return nil, err
 		}
-		out[r.rowid] = r
+		r.Body, r.Plan = "", desk.Plan{}
+		out[id] = r
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
-func scanHead(s scanner) (*row, error) {
-	var (
-		r                          row
-		build, lastVerdict, closed sql.NullString
-		parentID, mergedID, seed   sql.NullInt64
-	)
-	err := s.Scan(&r.rowid, &r.projectID, &r.Number, &r.Title, &r.Kind, &r.Status, &r.Priority, &r.Area, &r.tagsRaw,
-		&r.locRaw, &seed, &r.Source, &r.ExternalRef, &r.Size, &r.Milestone, &build, &r.Progress.Done, &r.Progress.Total,
-		&parentID, &mergedID, &r.CommentCount, &r.AttachmentCount, &lastVerdict, &r.ChildCount, &r.ChildDone,
-		&r.CreatedAt, &r.UpdatedAt, &closed)
-	if err != nil {
-		return nil, err
+func unpackHead(id int64, packed string) (*row, bool) {
+	f := strings.Split(packed, "\x1f")
+	if len(f) != headFields {
+		return nil, false
 	}
-	r.buildRaw = build.String
-	if lastVerdict.Valid {
-		r.LastVerdict = &lastVerdict.String
+	num := func(s string) int {
+		n, _ := strconv.Atoi(s)
+		return n
 	}
-	if closed.Valid {
-		r.ClosedAt = &closed.String
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
 	}
-	r.parentID, r.mergedID = parentID.Int64, mergedID.Int64
-	if seed.Valid {
-		r.seed = &seed.Int64
+	r := &row{rowid: id}
+	r.projectID = int64(num(f[0]))
+	r.Number = num(f[1])
+	r.Title, r.Kind, r.Status, r.Priority, r.Area = f[2], f[3], f[4], f[5], f[6]
+	r.tagsRaw, r.locRaw = f[7], f[8]
+	if f[9] != "" {
+		seed, err := strconv.ParseInt(f[9], 10, 64)
+		if err != nil {
+			return nil, false
+		}
+		r.seed = &seed
 	}
-	return &r, nil
+	r.Source, r.ExternalRef, r.Size, r.Milestone, r.buildRaw = f[10], f[11], f[12], f[13], f[14]
+	r.Progress = desk.Progress{Done: num(f[15]), Total: num(f[16])}
+	r.parentID, r.mergedID = int64(num(f[17])), int64(num(f[18]))
+	r.CommentCount, r.AttachmentCount = num(f[19]), num(f[20])
+	r.LastVerdict = opt(f[21])
+	r.ChildCount, r.ChildDone = num(f[22]), num(f[23])
+	r.CreatedAt, r.UpdatedAt, r.ClosedAt = f[24], f[25], opt(f[26])
+	return r, true
 }
 
 func jsonIDs(ids []int64) string {

@@ -174,3 +174,19 @@ func TestListErrors(t *testing.T) {
 	_, err := db.Issues(ctx, "nope", desk.IssueFilter{})
 	wantCode(t, err, desk.NotFound)
 }
+
+// A title holding the index's field separator still lists right.
+func TestListRowWithSeparatorInTitle(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	MustIssue(t, db, desk.IssueFields{Title: ptr("odd\x1ftitle"), Area: ptr("a\x1fb"), Tags: &[]string{"t"}}, "owner")
+	MustIssue(t, db, desk.IssueFields{Title: ptr("plain"), Tags: &[]string{"t"}}, "owner")
+	l, err := db.Issues(ctx, "mygame", desk.IssueFilter{Sort: "oldest", Tag: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Total != 2 || l.Issues[0].Title != "odd\x1ftitle" || l.Issues[0].Area != "a\x1fb" || l.Issues[0].ID != "MG-1" || len(l.Issues[0].Tags) != 1 {
+		t.Fatalf("%+v", l.Issues[0])
+	}
+}

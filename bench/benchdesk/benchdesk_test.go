@@ -22,7 +22,7 @@ func TestCopiesAreIndependentOfTheCacheAndOfEachOther(t *testing.T) {
 	if a.Dir == b.Dir || a.Summary.Rich == "" || a.Summary != b.Summary {
 		t.Fatalf("copies: %+v and %+v", a, b)
 	}
-	cached, _, err := Cached(small, 3)
+	cached, _, err := gen.Cached(small, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +72,5 @@ func TestCopiesAreIndependentOfTheCacheAndOfEachOther(t *testing.T) {
 	}
 	if d.CommentCount != small.RichComments {
 		t.Errorf("the other copy's busiest issue has %d comments, want %d", d.CommentCount, small.RichComments)
-	}
-}
-
-func TestKeyCarriesShapeSeedAndVersion(t *testing.T) {
-	k1, k2 := Key(small, 1), Key(small, 2)
-	bigger := small
-	bigger.Comments++
-	if k1 == k2 || k1 == Key(bigger, 1) {
-		t.Fatalf("keys do not tell desks apart: %s %s %s", k1, k2, Key(bigger, 1))
 	}
 }

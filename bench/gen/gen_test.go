@@ -192,3 +192,12 @@ func TestGeneratedDeskReadsLikeALiveOne(t *testing.T) {
 		t.Errorf("main project build: %+v, %v", b, err)
 	}
 }
+
+func TestCacheKeyCarriesShapeSeedAndVersion(t *testing.T) {
+	k1, k2 := Key(tiny, 1), Key(tiny, 2)
+	bigger := tiny
+	bigger.Comments++
+	if k1 == k2 || k1 == Key(bigger, 1) {
+		t.Fatalf("keys do not tell desks apart: %s %s %s", k1, k2, Key(bigger, 1))
+	}
+}

@@ -212,6 +212,69 @@ CREATE INDEX issues_list ON issues(project_id, number, title, kind, status, prio
 	source, external_ref, size, milestone, build, plan_done, plan_total, parent_id, merged_into, comment_count,
 	attachment_count, last_verdict, child_count, child_done, created_at, updated_at, closed_at);
 `,
+
+	// 3: agent sessions as the server's tracker last saw them, their recent
+	// events, the provider ids that lead to them, and the issues they touched.
+	`
+-- session is the tracker's record id; snapshot is the whole session as
+-- JSON, and the columns beside it are what queries filter on.
+CREATE TABLE agent_sessions (
+	id          INTEGER PRIMARY KEY,
+	session     TEXT NOT NULL UNIQUE,
+	client      TEXT NOT NULL,
+	provider_id TEXT NOT NULL,
+	parent      TEXT NOT NULL DEFAULT '',
+	project     TEXT NOT NULL DEFAULT '',
+	cwd         TEXT NOT NULL DEFAULT '',
+	state       TEXT NOT NULL,
+	since       TEXT NOT NULL,
+	started_at  TEXT NOT NULL,
+	updated_at  TEXT NOT NULL,
+	snapshot    TEXT NOT NULL
+);
+CREATE INDEX agent_sessions_updated ON agent_sessions(updated_at);
+
+-- Every provider session id a record has had (/clear and /resume move it),
+-- so that a caller holding one finds the record.
+CREATE TABLE agent_session_keys (
+	client      TEXT NOT NULL,
+	provider_id TEXT NOT NULL,
+	session_id  INTEGER NOT NULL REFERENCES agent_sessions(id) ON DELETE CASCADE,
+	PRIMARY KEY (client, provider_id)
+);
+CREATE INDEX agent_session_keys_session ON agent_session_keys(session_id);
+
+-- A session's recent events, raw payloads included (capped); the writer
+-- keeps the last few hundred per session.
+CREATE TABLE agent_events (
+	id         INTEGER PRIMARY KEY,
+	session_id INTEGER NOT NULL REFERENCES agent_sessions(id) ON DELETE CASCADE,
+	client     TEXT NOT NULL,
+	at         TEXT NOT NULL,
+	kind       TEXT NOT NULL,
+	source     TEXT NOT NULL,
+	late       INTEGER NOT NULL DEFAULT 0,
+	event      TEXT NOT NULL
+);
+CREATE INDEX agent_events_session ON agent_events(session_id, id);
+CREATE INDEX agent_events_client ON agent_events(client, source, at);
+
+-- An issue an agent touched through desk's MCP tools. session_id stays NULL
+-- until the session behind the call is known: the MCP server records what it
+-- knows (client, provider session id, folder, time) and the server matches.
+CREATE TABLE agent_session_issues (
+	id          INTEGER PRIMARY KEY,
+	session_id  INTEGER REFERENCES agent_sessions(id) ON DELETE CASCADE,
+	client      TEXT NOT NULL DEFAULT '',
+	provider_id TEXT NOT NULL DEFAULT '',
+	cwd         TEXT NOT NULL DEFAULT '',
+	project     TEXT NOT NULL,
+	issue       TEXT NOT NULL,
+	at          TEXT NOT NULL
+);
+CREATE INDEX agent_session_issues_session ON agent_session_issues(session_id);
+CREATE INDEX agent_session_issues_open ON agent_session_issues(id) WHERE session_id IS NULL;
+`,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

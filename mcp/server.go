@@ -106,17 +106,13 @@ func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *Server {
 			// loaded as one.
 			Experimental: map[string]any{"claude/channel": map[string]any{}},
 		},
-		InitializedHandler: func(ctx context.Context, req *sdk.InitializedRequest) {
-			s.learnClient(req.Session)
-			s.startChannel()
-		},
 	})
 	for _, group := range [][]*tool{readTools, issueTools, planTools, groupTools, projectTools} {
 		for _, t := range group {
 			s.add(t)
 		}
 	}
-	s.sdk.AddReceivingMiddleware(s.unknownTools)
+	s.sdk.AddReceivingMiddleware(s.startsChannel, s.unknownTools)
 	return s
 }
 
@@ -146,7 +142,7 @@ func (s *Server) add(t *tool) {
 		InputSchema: t.schemaOf(),
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: ro, DestructiveHint: &destructive, OpenWorldHint: new(bool)},
 	}, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		s.learnClient(req.Session)
+		s.learnClient(req.ClientInfo())
 		return s.call(ctx, t, req.Params.Arguments), nil
 	})
 }
@@ -219,16 +215,29 @@ func (s *Server) unknownTools(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// learnClient takes the client's name from its initialize request, unless
+// startsChannel starts the channel at the client's first message after
+// initialize: notifications/initialized in the handshake protocols, the
+// first request in the ones without a handshake.
+func (s *Server) startsChannel(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if method != "initialize" && s.channel.on {
+			if r, ok := req.(interface{ ClientInfo() *sdk.Implementation }); ok {
+				s.learnClient(r.ClientInfo())
+			}
+			s.startChannel()
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// learnClient takes the client's name from what the client says it is
+// (its initialize request, or each request's metadata), unless
 // DESK_CLIENT named it already.
-func (s *Server) learnClient(ss *sdk.ServerSession) {
+func (s *Server) learnClient(info *sdk.Implementation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.client != "" || ss == nil {
-		return
-	}
-	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
-		s.client = notify.ClientName(p.ClientInfo.Name)
+	if s.client == "" && info != nil {
+		s.client = notify.ClientName(info.Name)
 	}
 }
 

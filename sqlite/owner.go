@@ -34,8 +34,8 @@ LIMIT ?`
 // OwnerEvents returns the owner's activity on project slug after feed row
 // after, newest first and at most limit of them: the owner's comments and
 // verdicts, new reports from the owner or the game, the owner's status
-// changes (other than those a verdict made), plan notes, merges and
-// parents. The project's notify setting filters them. Every reader of the
+// changes (other than those a verdict or a plan step made), plan step
+// changes and notes, merges and parents. The project's notify setting filters them. Every reader of the
 // owner's activity (the prompt hooks, the MCP channel) asks here, so they
 // all tell the same story.
 func (db *DB) OwnerEvents(ctx context.Context, slug string, after int64, limit int) (*desk.OwnerEvents, error) {
@@ -97,8 +97,8 @@ type ownerRow struct {
 
 // event turns a candidate row into an owner event, or nil when it is not
 // one: an agent's report, a report merged away since, a status change a
-// verdict made (the verdict itself is the event), a plan written rather
-// than a step changed.
+// verdict or a plan step made (the verdict or step is the event), a plan
+// written rather than a step changed.
 func (r *ownerRow) event(slug string, merged bool, commentText, detailRaw string) *desk.OwnerEvent {
 	e := &desk.OwnerEvent{Seq: r.seq, Project: slug, Issue: r.issue, Actor: r.actor, At: r.at, Title: r.title}
 	if r.typ == desk.ChangeComment {
@@ -124,7 +124,9 @@ func (r *ownerRow) event(slug string, merged bool, commentText, detailRaw string
 		}
 		e.Kind, e.Source = desk.EventReport, r.source
 	case desk.ActStatus:
-		if d.Reason == desk.ReasonVerdict {
+		// A status change with a reason follows from a verdict or a plan
+		// step, which is told already.
+		if d.Reason != "" {
 			return nil
 		}
 		e.Kind, e.From, e.To = desk.EventStatus, d.From, d.To

@@ -335,7 +335,7 @@ func (f *IssueFilter) Normalize() error {
 	sizes := make([]string, 0, len(f.Size))
 	for _, s := range f.Size {
 		s = strings.ToUpper(strings.TrimSpace(s))
-		if s == "NONE" || s == "-" {
+		if s == "NONE" || s == "-" || s == "" {
 			s = ""
 		} else if !OneOf(s, Sizes) {
 			return Errorf(Invalid, "size: %q is not one of S, M, L, none", s)

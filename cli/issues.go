@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"desk"
+	deskhttp "desk/http"
 )
 
 func init() {
@@ -72,17 +74,8 @@ func runList(ctx context.Context, c *Context, args []string) error {
 	if err := f.Normalize(); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, c, false)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	slug, err := project(ctx, c, db, *proj, "list")
-	if err != nil {
-		return err
-	}
-	l, err := db.Issues(ctx, slug, f)
-	if err != nil {
+	l, err := listIssues(ctx, c, *proj, f, *asJSON)
+	if err != nil || l == nil {
 		return err
 	}
 	if *asJSON {
@@ -118,20 +111,69 @@ func runShow(ctx context.Context, c *Context, args []string) error {
 	if _, _, err := desk.ParseIssueKey(fs.Arg(0)); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, c, false)
-	if err != nil {
-		return err
+	id := fs.Arg(0)
+	var d *desk.IssueDetail
+	if cl := runningServer(c); cl != nil {
+		body, ok, err := serverGet(ctx, cl, "/api/issues/"+url.PathEscape(id))
+		switch {
+		case ok && err != nil:
+			return err
+		case ok && *asJSON:
+			_, err := c.Stdout.Write(body)
+			return err
+		case ok:
+			d = &desk.IssueDetail{}
+			if err := json.Unmarshal(body, d); err != nil {
+				return err
+			}
+		}
 	}
-	defer db.Close()
-	d, err := db.Issue(ctx, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	if *asJSON {
-		return printJSON(c.Stdout, d)
+	if d == nil {
+		db, err := openStore(ctx, c, false)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		if d, err = db.Issue(ctx, id); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(c.Stdout, d)
+		}
 	}
 	printIssue(c, d, time.Now())
 	return nil
+}
+
+// listIssues lists through the running server when there is one, else
+// from the store. With raw set, the server's JSON is printed as it came
+// and nil is returned.
+func listIssues(ctx context.Context, c *Context, flag string, f desk.IssueFilter, raw bool) (*desk.IssueList, error) {
+	if cl := runningServer(c); cl != nil {
+		if slug, ok := serverProject(ctx, c, cl, flag); ok {
+			body, ok, err := serverGet(ctx, cl, deskhttp.IssuesPath(slug, f))
+			switch {
+			case ok && err != nil:
+				return nil, err
+			case ok && raw:
+				_, err := c.Stdout.Write(body)
+				return nil, err
+			case ok:
+				l := &desk.IssueList{}
+				return l, json.Unmarshal(body, l)
+			}
+		}
+	}
+	db, err := openStore(ctx, c, false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	slug, err := project(ctx, c, db, flag, "list")
+	if err != nil {
+		return nil, err
+	}
+	return db.Issues(ctx, slug, f)
 }
 
 // printIssue writes an issue as readable text.

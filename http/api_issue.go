@@ -6,6 +6,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -26,34 +27,59 @@ func (s *Server) listIssues(w http.ResponseWriter, r *http.Request, p params) er
 
 // issueFilter reads a list's query parameters.
 func issueFilter(r *http.Request) (desk.IssueFilter, error) {
+	return ParseIssueFilter(r.URL.Query())
+}
+
+// ParseIssueFilter reads a list's query parameters (the inverse of
+// IssuesPath): the last value of a repeated key wins and blank values
+// count as absent.
+func ParseIssueFilter(v url.Values) (desk.IssueFilter, error) {
+	get := func(key string) string {
+		vals := v[key]
+		for i := len(vals) - 1; i >= 0; i-- {
+			if s := strings.TrimSpace(vals[i]); s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	flag := func(key string) bool {
+		switch strings.ToLower(get(key)) {
+		case "1", "true", "yes", "on":
+			return true
+		}
+		return false
+	}
 	f := desk.IssueFilter{
-		Status: desk.SplitList(query(r, "status")), Kind: desk.SplitList(query(r, "kind")),
-		Priority: desk.SplitList(query(r, "priority")), Area: desk.SplitList(query(r, "area")),
-		Source: desk.SplitList(query(r, "source")), Milestone: desk.SplitList(query(r, "milestone")),
-		Size: desk.SplitList(query(r, "size")), Tag: query(r, "tag"), Q: query(r, "q"),
-		BoostArea: query(r, "boost_area"), Since: query(r, "since"), Sort: query(r, "sort"),
-		Merged: queryBool(r, "merged"), Summary: queryBool(r, "summary"),
+		Status: desk.SplitList(get("status")), Kind: desk.SplitList(get("kind")),
+		Priority: desk.SplitList(get("priority")), Area: desk.SplitList(get("area")),
+		Source: desk.SplitList(get("source")), Milestone: desk.SplitList(get("milestone")),
+		Size: desk.SplitList(get("size")), Tag: get("tag"), Q: get("q"),
+		BoostArea: get("boost_area"), Since: get("since"), Sort: get("sort"),
+		Merged: flag("merged"), Summary: flag("summary"),
 	}
-	if ref, ok := r.URL.Query()["external_ref"]; ok && len(ref) > 0 {
-		v := strings.TrimSpace(ref[len(ref)-1])
-		f.ExternalRef = &v
+	if ref, ok := v["external_ref"]; ok && len(ref) > 0 {
+		s := strings.TrimSpace(ref[len(ref)-1])
+		f.ExternalRef = &s
 	}
-	if v := query(r, "seed"); v != "" {
-		seed, err := strconv.ParseInt(v, 10, 64)
+	if s := get("seed"); s != "" {
+		seed, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
-			return f, desk.Errorf(desk.Invalid, "seed: %q is not an integer", v)
+			return f, desk.Errorf(desk.Invalid, "seed: %q is not an integer", s)
 		}
 		f.Seed = &seed
 	}
-	var err error
-	if f.Limit, err = queryInt(r, "limit", desk.DefaultListLimit); err != nil {
-		return f, err
+	for key, dst := range map[string]*int{"limit": &f.Limit, "offset": &f.Offset} {
+		if s := get(key); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return f, desk.Errorf(desk.Invalid, "%s: %q is not a whole number", key, s)
+			}
+			*dst = n
+		}
 	}
-	if f.Limit < 1 {
+	if f.Limit < 0 {
 		f.Limit = 1
-	}
-	if f.Offset, err = queryInt(r, "offset", 0); err != nil {
-		return f, err
 	}
 	return f, f.Normalize()
 }

@@ -115,7 +115,11 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 		for _, e := range b.Events {
 			id, ok := rows[e.Session]
 			if !ok {
-				if id, err = tx.agentRow(e.Session); err != nil {
+				// An event of a session this batch does not carry: it was
+				// saved before, or it is gone and so is its history.
+				if id, err = tx.agentRow(e.Session); desk.ErrorCode(err) == desk.NotFound {
+					continue
+				} else if err != nil {
 					return err
 				}
 				rows[e.Session] = id
@@ -132,7 +136,9 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 				return err
 			}
 			into, err := tx.agentRow(m.Into)
-			if err != nil {
+			if desk.ErrorCode(err) == desk.NotFound {
+				continue
+			} else if err != nil {
 				return err
 			}
 			for _, q := range []string{
@@ -155,7 +161,9 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 		}
 		for _, m := range b.Matched {
 			id, err := tx.agentRow(m.Session)
-			if err != nil {
+			if desk.ErrorCode(err) == desk.NotFound {
+				continue // the session is gone; the touch stays unmatched
+			} else if err != nil {
 				return err
 			}
 			if _, err := tx.exec(`UPDATE agent_session_issues SET session_id = ? WHERE id = ? AND session_id IS NULL`, id, m.Touch); err != nil {

@@ -305,3 +305,23 @@ func jsonIDs(ids []int64) string {
 	b, _ := json.Marshal(ids)
 	return string(b)
 }
+
+// current returns the index rows of an issue and of its parent when the
+// index holds the issue's project and matches q's snapshot exactly; nil
+// otherwise. Caches kept on a row are only valid for that snapshot.
+func (x *issueIndex) current(ctx context.Context, q queryer, projectID, rowid, parentID int64) (head, parent *row) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	p := x.projects[projectID]
+	if p == nil {
+		return nil, nil
+	}
+	if exact, err := x.sync(ctx, q); err != nil || !exact {
+		return nil, nil
+	}
+	head = p.heads[rowid]
+	if parentID != 0 {
+		parent = p.heads[parentID]
+	}
+	return head, parent
+}

@@ -408,7 +408,8 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 		if err != nil {
 			return err
 		}
-		d, err = db.detail(ctx, tx, r)
+		head, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID)
+		d, err = db.detail(ctx, tx, r, head, parent)
 		if d != nil {
 			d.RedirectedFrom = from
 		}
@@ -417,23 +418,54 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 	return d, err
 }
 
-// detail reads what hangs off an issue.
-func (db *DB) detail(ctx context.Context, q queryer, r *row) (*desk.IssueDetail, error) {
-	d := &desk.IssueDetail{Issue: r.Issue, Children: []desk.ChildInfo{}, MergedSources: []desk.MergedSource{}}
+// detail reads what hangs off an issue. head is the issue's row in the
+// index when the index matches the read's snapshot (see issueIndex.current)
+// and parent its parent's: the parts are kept on head and reused while both
+// stay the same. The slices of a detail may be shared; nothing may change them.
+func (db *DB) detail(ctx context.Context, q queryer, r *row, head, parent *row) (*desk.IssueDetail, error) {
+	d := &desk.IssueDetail{Issue: r.Issue}
+	var parts *detailParts
+	if head != nil {
+		if p := head.cache.detail.Load(); p != nil && p.parent == parent {
+			parts = p
+		}
+	}
+	if parts == nil {
+		var err error
+		if parts, err = readDetailParts(ctx, q, r); err != nil {
+			return nil, err
+		}
+		parts.parent = parent
+		if head != nil {
+			head.cache.detail.Store(parts)
+		}
+	}
+	d.Comments, d.Attachments, d.Activity = parts.comments, parts.attachments, parts.activity
+	d.Children, d.MergedSources, d.ParentInfo = parts.children, parts.mergedSources, parts.parentInfo
 	var err error
-	if d.Attachments, err = attachments(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
+	if d.Commands, err = db.issueCommands(ctx, q, r); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// readDetailParts reads what hangs off an issue but its commands.
+func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, error) {
+	d := &detailParts{children: []desk.ChildInfo{}, mergedSources: []desk.MergedSource{}}
+	var err error
+	if d.attachments, err = attachments(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
 		return nil, err
 	}
 	byComment := map[int64][]*desk.Attachment{}
-	for _, a := range d.Attachments {
+	for _, a := range d.attachments {
 		if a.CommentID != nil {
 			byComment[*a.CommentID] = append(byComment[*a.CommentID], a)
 		}
 	}
-	if d.Comments, err = comments(ctx, q, r, byComment, ""); err != nil {
+	if d.comments, err = comments(ctx, q, r, byComment, ""); err != nil {
 		return nil, err
 	}
-	if d.Activity, err = activities(ctx, q, r); err != nil {
+	if d.activity, err = activities(ctx, q, r); err != nil {
 		return nil, err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
@@ -449,7 +481,7 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row) (*desk.IssueDetail,
 			return nil, err
 		}
 		c.ID = r.key(n)
-		d.Children = append(d.Children, c)
+		d.children = append(d.children, c)
 	}
 	rows.Close()
 	rows, err = q.QueryContext(ctx, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
@@ -465,18 +497,15 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row) (*desk.IssueDetail,
 			return nil, err
 		}
 		m.ID = r.key(n)
-		d.MergedSources = append(d.MergedSources, m)
+		d.mergedSources = append(d.mergedSources, m)
 	}
 	rows.Close()
 	if r.parentID != 0 {
 		var pi desk.ParentInfo
 		if err := q.QueryRowContext(ctx, `SELECT title, status FROM issues WHERE id = ?`, r.parentID).Scan(&pi.Title, &pi.Status); err == nil {
 			pi.ID = *r.Parent
-			d.ParentInfo = &pi
+			d.parentInfo = &pi
 		}
-	}
-	if d.Commands, err = db.issueCommands(ctx, q, r); err != nil {
-		return nil, err
 	}
 	return d, nil
 }

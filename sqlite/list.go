@@ -124,7 +124,7 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 		byID[r.rowid] = &is
 	}
 	if !f.Summary && len(hits) > 0 {
-		if err := fillText(ctx, tx, byID); err != nil {
+		if err := fillText(ctx, tx, hits, page); err != nil {
 			return nil, err
 		}
 	}
@@ -325,29 +325,4 @@ func rankAreas(rows []*row) map[string]int {
 		rank[n] = i
 	}
 	return rank
-}
-
-// fillText reads the body and plan of the issues of a page.
-func fillText(ctx context.Context, tx *sql.Tx, byID map[int64]*desk.Issue) error {
-	ids := make([]int64, 0, len(byID))
-	for id := range byID {
-		ids = append(ids, id)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, body, plan FROM issues WHERE id IN (SELECT value FROM json_each(?))`, jsonIDs(ids))
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var body, plan string
-		if err := rows.Scan(&id, &body, &plan); err != nil {
-			return err
-		}
-		if is := byID[id]; is != nil {
-			is.Body = body
-			is.Plan = decodePlan(plan)
-		}
-	}
-	return rows.Err()
 }

@@ -25,26 +25,7 @@ type row struct {
 	// them only for the rows a list returns (see decoded): most rows are
 	// only filtered, counted and sorted.
 	tagsRaw, locRaw, buildRaw string
-}
-
-// decoded returns a copy of the row's issue with its JSON fields decoded;
-// rows read by scanIssue are decoded already.
-func (r *row) decoded() desk.Issue {
-	is := r.Issue
-	if r.tagsRaw != "" || is.Tags == nil {
-		is.Tags = decodeTags(r.tagsRaw)
-	}
-	if r.locRaw != "" {
-		is.Location = desk.Location{}
-		_ = json.Unmarshal([]byte(r.locRaw), &is.Location)
-	}
-	if r.buildRaw != "" {
-		var b desk.BuildRef
-		if json.Unmarshal([]byte(r.buildRaw), &b) == nil {
-			is.Build = &b
-		}
-	}
-	return is
+	cache                     rowCache
 }
 
 func decodeTags(raw string) []string {

@@ -1,0 +1,110 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"sync/atomic"
+
+	"desk"
+)
+
+// A row of the issue index stands for one version of an issue: any write
+// that touches the issue names it in the feed, and the index then replaces
+// the row. So what is derived from a row can be kept on it, and is dropped
+// with it: the decoded JSON fields, the body and plan, and the parts of the
+// issue's detail. The server reads the same busy issues again and again
+// while agents write elsewhere; these caches spare it decoding and reading
+// them each time.
+type rowCache struct {
+	head   atomic.Pointer[decodedHead]
+	text   atomic.Pointer[rowText]
+	detail atomic.Pointer[detailParts]
+}
+
+// decodedHead holds a row's decoded JSON fields. Lists hand out copies of
+// the issue that share these slices; nothing may change them.
+type decodedHead struct {
+	tags     []string
+	location desk.Location
+	build    *desk.BuildRef
+}
+
+type rowText struct {
+	body string
+	plan desk.Plan
+}
+
+// detailParts is an issue's detail without the issue itself and its last
+// commands (their state moves with the clock). parent is the index row of
+// the issue's parent when the parts were read: its title and status show
+// in the detail, and it changes without this row changing.
+type detailParts struct {
+	parent        *row
+	comments      []*desk.Comment
+	attachments   []*desk.Attachment
+	activity      []*desk.Activity
+	children      []desk.ChildInfo
+	mergedSources []desk.MergedSource
+	parentInfo    *desk.ParentInfo
+}
+
+// decoded returns a copy of the row's issue with its JSON fields decoded.
+func (r *row) decoded() desk.Issue {
+	is := r.Issue
+	if r.tagsRaw == "" && r.locRaw == "" && r.buildRaw == "" && is.Tags != nil {
+		return is // read whole, decoded already
+	}
+	d := r.cache.head.Load()
+	if d == nil {
+		d = &decodedHead{tags: decodeTags(r.tagsRaw)}
+		if r.locRaw != "" {
+			_ = json.Unmarshal([]byte(r.locRaw), &d.location)
+		}
+		if r.buildRaw != "" {
+			var b desk.BuildRef
+			if json.Unmarshal([]byte(r.buildRaw), &b) == nil {
+				d.build = &b
+			}
+		}
+		r.cache.head.Store(d)
+	}
+	is.Tags, is.Location, is.Build = d.tags, d.location, d.build
+	return is
+}
+
+// fillText sets the body and plan of a page's issues, reading only those
+// the rows do not hold yet.
+func fillText(ctx context.Context, tx *sql.Tx, rows []*row, page []*desk.Issue) error {
+	var missing []int64
+	byID := map[int64]*row{}
+	for _, r := range rows {
+		if r.cache.text.Load() == nil {
+			missing = append(missing, r.rowid)
+			byID[r.rowid] = r
+		}
+	}
+	if len(missing) > 0 {
+		err := eachRow(ctx, tx, `SELECT id, body, plan FROM issues WHERE id IN (SELECT value FROM json_each(?))`,
+			[]any{jsonIDs(missing)}, func(rs *sql.Rows) error {
+				var id int64
+				var body, plan string
+				if err := rs.Scan(&id, &body, &plan); err != nil {
+					return err
+				}
+				if r := byID[id]; r != nil {
+					r.cache.text.Store(&rowText{body: body, plan: decodePlan(plan)})
+				}
+				return nil
+			})
+		if err != nil {
+			return err
+		}
+	}
+	for i, r := range rows {
+		if t := r.cache.text.Load(); t != nil {
+			page[i].Body, page[i].Plan = t.body, t.plan
+		}
+	}
+	return nil
+}

@@ -37,7 +37,7 @@ func StartMCP(bin, data, name string) (*MCP, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start desk mcp: %w", err)
 	}
-	m := &MCP{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 256<<10)}
+	m := &MCP{cmd: cmd, in: in, out: newLineReader(out)}
 	if _, err := m.request("initialize", map[string]any{
 		"protocolVersion": "2025-06-18",
 		"capabilities":    map[string]any{},
@@ -52,6 +52,8 @@ func StartMCP(bin, data, name string) (*MCP, error) {
 	}
 	return m, nil
 }
+
+func newLineReader(r io.Reader) *bufio.Reader { return bufio.NewReaderSize(r, 256<<10) }
 
 func (m *MCP) send(msg any) error {
 	b, err := json.Marshal(msg)

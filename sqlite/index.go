@@ -325,3 +325,20 @@ func (x *issueIndex) current(ctx context.Context, q queryer, projectID, rowid, p
 	}
 	return head, parent
 }
+
+// held returns the project's rows when the index holds the project
+// already (after syncing it with q), and nil otherwise: a short-lived
+// process answers from SQL rather than load a whole project for one read.
+func (x *issueIndex) held(ctx context.Context, q queryer, projectID int64) []*row {
+	x.mu.Lock()
+	held := x.projects[projectID] != nil
+	x.mu.Unlock()
+	if !held {
+		return nil
+	}
+	rows, err := x.snapshot(ctx, q, projectID)
+	if err != nil {
+		return nil
+	}
+	return rows
+}

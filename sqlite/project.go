@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
+	"strings"
 
 	"desk"
 )
@@ -69,35 +70,107 @@ func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, er
 		}
 		d = &desk.ProjectDetail{Project: p.Project, Areas: []string{}, Tags: []string{}}
 		d.Counts = emptyCounts(desk.Statuses)
-		rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM issues WHERE project_id = ? AND merged_into IS NULL GROUP BY status`, p.id)
-		if err != nil {
+		var lastIssue string
+		if heads := db.index.held(ctx, tx, p.id); heads != nil {
+			// A long-running process holds the project's issues already.
+			lastIssue = overview(d, heads)
+		} else if lastIssue, err = overviewSQL(ctx, tx, d, p.id); err != nil {
 			return err
 		}
-		for rows.Next() {
-			var s string
-			var n int
-			if err := rows.Scan(&s, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			d.Counts[s] = n
-		}
-		rows.Close()
-		if d.Areas, err = rankedValues(ctx, tx, `SELECT area, count(*) FROM issues WHERE project_id = ? AND area != '' AND merged_into IS NULL GROUP BY area COLLATE NOCASE`, p.id); err != nil {
-			return err
-		}
-		if d.Tags, err = rankedValues(ctx, tx, `SELECT t.value, count(*) FROM issues i, json_each(i.tags) t WHERE i.project_id = ? AND i.merged_into IS NULL GROUP BY t.value COLLATE NOCASE`, p.id); err != nil {
-			return err
-		}
-		return tx.QueryRowContext(ctx, `SELECT max(coalesce((SELECT max(updated_at) FROM issues WHERE project_id = ?1), ''),
+		return tx.QueryRowContext(ctx, `SELECT max(?2,
 			coalesce((SELECT max(coalesce(delivered_at, created_at)) FROM commands WHERE project_id = ?1), ''),
 			coalesce((SELECT max(created_at) FROM handoffs WHERE project_id = ?1), ''),
-			?2)`, p.id, p.CreatedAt).Scan(&d.LastChange)
+			?3)`, p.id, lastIssue, p.CreatedAt).Scan(&d.LastChange)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// overview fills a project's counts, areas and tags from its index rows
+// and returns the time of its last issue change.
+func overview(d *desk.ProjectDetail, heads []*row) string {
+	areas, tags := map[string]*valueCount{}, map[string]*valueCount{}
+	var order []*valueCount
+	count := func(m map[string]*valueCount, v string) {
+		k := strings.ToLower(v)
+		if c := m[k]; c != nil {
+			c.n++
+			return
+		}
+		c := &valueCount{v: v, n: 1}
+		m[k] = c
+		order = append(order, c)
+	}
+	last := ""
+	for _, r := range heads {
+		if r.UpdatedAt > last {
+			last = r.UpdatedAt
+		}
+		if r.mergedID != 0 {
+			continue
+		}
+		d.Counts[r.Status]++
+		if r.Area != "" {
+			count(areas, r.Area)
+		}
+		for _, t := range r.decoded().Tags {
+			count(tags, t)
+		}
+	}
+	d.Areas, d.Tags = byFrequency(areas), byFrequency(tags)
+	return last
+}
+
+type valueCount struct {
+	v string
+	n int
+}
+
+func byFrequency(m map[string]*valueCount) []string {
+	vs := make([]*valueCount, 0, len(m))
+	for _, c := range m {
+		vs = append(vs, c)
+	}
+	sort.Slice(vs, func(i, j int) bool {
+		if vs[i].n != vs[j].n {
+			return vs[i].n > vs[j].n
+		}
+		return vs[i].v < vs[j].v
+	})
+	out := make([]string, len(vs))
+	for i, c := range vs {
+		out[i] = c.v
+	}
+	return out
+}
+
+// overviewSQL is overview for a process that has not loaded the project.
+func overviewSQL(ctx context.Context, tx *sql.Tx, d *desk.ProjectDetail, projectID int64) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM issues WHERE project_id = ? AND merged_into IS NULL GROUP BY status`, projectID)
+	if err != nil {
+		return "", err
+	}
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			rows.Close()
+			return "", err
+		}
+		d.Counts[s] = n
+	}
+	rows.Close()
+	if d.Areas, err = rankedValues(ctx, tx, `SELECT min(area), count(*) FROM issues WHERE project_id = ? AND area != '' AND merged_into IS NULL GROUP BY area COLLATE NOCASE`, projectID); err != nil {
+		return "", err
+	}
+	if d.Tags, err = rankedValues(ctx, tx, `SELECT min(t.value), count(*) FROM issues i, json_each(i.tags) t WHERE i.project_id = ? AND i.merged_into IS NULL GROUP BY t.value COLLATE NOCASE`, projectID); err != nil {
+		return "", err
+	}
+	var last string
+	err = tx.QueryRowContext(ctx, `SELECT coalesce(max(updated_at), '') FROM issues WHERE project_id = ?`, projectID).Scan(&last)
+	return last, err
 }
 
 func rankedValues(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"desk"
@@ -102,5 +103,15 @@ func TestProjectOverview(t *testing.T) {
 	}
 	if len(d.Areas) != 2 || d.Areas[0] != "terrain" || d.Tags[0] != "lava" || d.LastChange == "" {
 		t.Fatalf("%+v", d)
+	}
+	// Once the project's issues are held in memory, the overview comes
+	// from there, and must say the same.
+	db.Issues(ctx, "mygame", desk.IssueFilter{})
+	held, err := db.Project(ctx, "mygame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(held, d) {
+		t.Fatalf("overview from memory %+v\nfrom SQL %+v", held, d)
 	}
 }

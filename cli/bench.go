@@ -122,6 +122,8 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 	probes := fs.Int("probes", def.Probes, "live-stream probes")
 	noCLI := fs.Bool("no-cli", false, "leave out the CLI and hook timings")
 	keep := fs.Bool("keep", false, "keep the measured copy of the desk")
+	quiet := fs.Float64("quiet", 0, "wait before each run until the machine keeps fewer than this many cores busy (0: do not wait)")
+	quietWait := fs.Duration("quiet-wait", 10*time.Minute, "how long to wait for a quiet machine at most")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -129,6 +131,7 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 	cfg.Project, cfg.Samples, cfg.Rounds, cfg.Agents, cfg.Passes, cfg.Pace, cfg.Probes = *project, *samples, *rounds, *agents, *passes, *pace, *probes
 	cfg.Clients = *agents
 	cfg.CLI = !*noCLI
+	cfg.Quiet, cfg.QuietWait = *quiet, *quietWait
 	if *hot || *mixed {
 		cfg.Hot, cfg.Mixed = *hot, *mixed
 	}

@@ -40,6 +40,11 @@ type Config struct {
 	Probes int           `json:"probes"` // live-stream probes in the mixed run
 	// CLI runs the CLI list/show and hook timings in the mixed run.
 	CLI bool `json:"cli"`
+	// Quiet, when above 0, makes each run wait (up to QuietWait) until the
+	// rest of the machine keeps fewer than Quiet cores busy: on a shared
+	// machine, figures taken beside another busy process do not compare.
+	Quiet     float64       `json:"quiet,omitempty"`
+	QuietWait time.Duration `json:"quiet_wait_ns,omitempty"`
 
 	Log io.Writer `json:"-"` // progress lines; nil is silent
 }
@@ -112,6 +117,22 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	rep.Seconds = time.Since(rep.Started).Seconds()
 	rep.TargetOf, rep.Targets = checkTargets(rep)
 	return rep, nil
+}
+
+// waitQuiet waits until the machine is quiet enough to measure, if asked
+// to, and returns how busy it was when the run started (cores).
+func (c *Config) waitQuiet(ctx context.Context) float64 {
+	busy := Busy(2 * time.Second)
+	if c.Quiet <= 0 {
+		return busy
+	}
+	deadline := time.Now().Add(c.QuietWait)
+	for busy >= c.Quiet && time.Now().Before(deadline) && ctx.Err() == nil {
+		c.logf("the machine keeps %.2f cores busy; waiting for fewer than %.2f", busy, c.Quiet)
+		time.Sleep(5 * time.Second)
+		busy = Busy(2 * time.Second)
+	}
+	return busy
 }
 
 func trimSpace(b []byte) []byte {

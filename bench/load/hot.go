@@ -17,6 +17,10 @@ type HotRow struct {
 
 // HotResult is the hot run.
 type HotResult struct {
+	// BusyBefore is how many cores the machine kept busy just before the
+	// run; OtherCores how many other processes kept busy during it.
+	BusyBefore   float64   `json:"busy_before"`
+	OtherCores   float64   `json:"other_cores"`
 	HTTP         []HotRow  `json:"http"`
 	MCP          []HotRow  `json:"mcp"`
 	ServerPeakMB float64   `json:"server_peak_mb"`
@@ -64,12 +68,13 @@ func one(res []Named) Stats {
 }
 
 func runHot(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*HotResult, error) {
+	res := &HotResult{BusyBefore: cfg.waitQuiet(ctx)}
 	srv, err := StartServer(ctx, cfg.Bin, cfg.Data)
 	if err != nil {
 		return nil, err
 	}
 	defer srv.Stop()
-	res := &HotResult{}
+	meter := newCPUMeter(srv.PID())
 	// Every request on a new connection, as Pair Desk's hot run did.
 	clients := make([]*http.Client, cfg.Clients)
 	for i := range clients {
@@ -86,10 +91,16 @@ func runHot(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*Hot
 			return nil, err
 		}
 	}
+	httpOthers := meter.others()
 	agents, err := startAgents(cfg, cfg.Agents, "hot")
 	if err != nil {
 		return nil, err
 	}
+	pids := []int{srv.PID()}
+	for _, a := range agents {
+		pids = append(pids, a.PID())
+	}
+	meter = newCPUMeter(pids...)
 	tools := []struct {
 		name string
 		call func(c int) (string, map[string]any)
@@ -111,6 +122,7 @@ func runHot(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*Hot
 		cfg.logf("hot %-16s serial p50 %6.2f p95 %6.2f ms | %d processes p50 %6.2f p95 %6.2f ms", t.name,
 			row.Serial.P50, row.Serial.P95, len(agents), row.Concurrent.P50, row.Concurrent.P95)
 	}
+	res.OtherCores = max(httpOthers, meter.others())
 	res.MCPPeakMB = closeAgents(agents)
 	res.ServerPeakMB = float64(srv.PeakMemoryKB()) / 1024
 	if res.ServerPeakMB == 0 {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Machine describes where a run happened: figures from another machine or
@@ -89,4 +90,94 @@ func procField(path, name string) int {
 		return n
 	}
 	return 0
+}
+
+// clockTick is the unit of CPU times in /proc (USER_HZ), 100 on Linux.
+const clockTick = 10 * time.Millisecond
+
+// machineTicks returns the CPU time all cores spent busy and in total.
+func machineTicks() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return 0, 0
+	}
+	for i, s := range f[1:] {
+		v, _ := strconv.ParseInt(s, 10, 64)
+		if i < 8 { // user nice system idle iowait irq softirq steal; guest time is already in user
+			total += v
+			if i != 3 && i != 4 {
+				busy += v
+			}
+		}
+	}
+	return busy, total
+}
+
+// processTicks returns the CPU time a process spent, with that of the
+// children it has waited for.
+func processTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name may hold spaces; the fields start after its ")".
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 {
+		s = s[i+1:]
+	}
+	f := strings.Fields(s)
+	var sum int64
+	for _, i := range []int{11, 12, 13, 14} { // utime stime cutime cstime, counted from the state field
+		if i < len(f) {
+			v, _ := strconv.ParseInt(f[i], 10, 64)
+			sum += v
+		}
+	}
+	return sum
+}
+
+// cpuMeter measures how much of the machine's CPU went to processes other
+// than the run's own during a phase: figures taken while something else
+// was busy are not comparable, and the report says so.
+type cpuMeter struct {
+	busy0, total0 int64
+	own0          map[int]int64
+	start         time.Time
+}
+
+func newCPUMeter(pids ...int) *cpuMeter {
+	m := &cpuMeter{own0: map[int]int64{}, start: time.Now()}
+	m.busy0, m.total0 = machineTicks()
+	for _, pid := range append(pids, os.Getpid()) {
+		m.own0[pid] = processTicks(pid)
+	}
+	return m
+}
+
+// others returns the cores other processes kept busy on average since the
+// meter started; call it before the run's processes exit.
+func (m *cpuMeter) others() float64 {
+	busy, _ := machineTicks()
+	used := busy - m.busy0
+	for pid, t0 := range m.own0 {
+		used -= processTicks(pid) - t0
+	}
+	wall := time.Since(m.start)
+	if wall <= 0 || used < 0 {
+		return 0
+	}
+	return float64(time.Duration(used)*clockTick) / float64(wall)
+}
+
+// Busy returns how many cores the whole machine kept busy on average over d.
+func Busy(d time.Duration) float64 {
+	b0, _ := machineTicks()
+	time.Sleep(d)
+	b1, _ := machineTicks()
+	return float64(time.Duration(b1-b0)*clockTick) / float64(d)
 }

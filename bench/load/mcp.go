@@ -126,6 +126,9 @@ func (m *MCP) Call(tool string, args map[string]any) (string, error) {
 	return b.String(), nil
 }
 
+// PID is the process id.
+func (m *MCP) PID() int { return m.cmd.Process.Pid }
+
 // PeakMemoryKB is the process's peak resident memory so far.
 func (m *MCP) PeakMemoryKB() int { return PeakMemoryKB(m.cmd.Process.Pid) }
 

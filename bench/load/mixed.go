@@ -18,7 +18,11 @@ type MixedResult struct {
 	Live Stats `json:"live"`
 	// CLI holds the wall times of CLI commands and hooks, process start
 	// included.
-	CLI          []Named   `json:"cli,omitempty"`
+	CLI []Named `json:"cli,omitempty"`
+	// BusyBefore is how many cores the machine kept busy just before the
+	// run; OtherCores how many other processes kept busy during it.
+	BusyBefore   float64   `json:"busy_before"`
+	OtherCores   float64   `json:"other_cores"`
 	Seconds      float64   `json:"seconds"`
 	Ops          int       `json:"ops"`
 	Errors       int       `json:"errors"`
@@ -32,6 +36,7 @@ type MixedResult struct {
 var mixedTools = []string{"mcp_list", "mcp_get", "mcp_comment", "mcp_progress", "mcp_handoff"}
 
 func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*MixedResult, error) {
+	busy := cfg.waitQuiet(ctx)
 	srv, err := StartServer(ctx, cfg.Bin, cfg.Data)
 	if err != nil {
 		return nil, err
@@ -128,12 +133,17 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 		}()
 	}
 
+	pids := []int{srv.PID(), probe.PID()}
+	for _, a := range agents {
+		pids = append(pids, a.PID())
+	}
+	meter := newCPUMeter(pids...)
 	start = time.Now()
 	close(gate)
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	res := &MixedResult{Seconds: elapsed.Seconds()}
+	res := &MixedResult{Seconds: elapsed.Seconds(), BusyBefore: busy, OtherCores: meter.others()}
 	res.Owner = owner.Results(0)
 	res.MCP = calls.Results(elapsed)
 	res.Live = one(live.Results(0))
@@ -146,7 +156,8 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 	res.PerSecond = float64(res.Ops) / elapsed.Seconds()
 	res.MCPPeakMB = closeAgents(append(agents, probe))
 	res.ServerPeakMB = float64(srv.PeakMemoryKB()) / 1024
-	cfg.logf("mixed: %d operations in %.1f s (%.1f/s), %d errors; server peak %.1f MB", res.Ops, res.Seconds, res.PerSecond, res.Errors, res.ServerPeakMB)
+	cfg.logf("mixed: %d operations in %.1f s (%.1f/s), %d errors; server peak %.1f MB; other processes kept %.2f cores busy",
+		res.Ops, res.Seconds, res.PerSecond, res.Errors, res.ServerPeakMB, res.OtherCores)
 	return res, nil
 }
 

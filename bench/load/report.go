@@ -46,8 +46,8 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	if x := r.Mixed; x != nil {
-		fmt.Fprintf(w, "Mixed run: %d agents at one round every %s, the owner's page, %d live probes; %d operations in %.1f s (%.1f/s), %d errors. Server peak %.1f MB; MCP processes peak %s MB.\n\n",
-			r.Config.Agents, r.Config.Pace, r.Config.Probes, x.Ops, x.Seconds, x.PerSecond, x.Errors, x.ServerPeakMB, peaks(x.MCPPeakMB))
+		fmt.Fprintf(w, "Mixed run: %d agents at one round every %s, the owner's page, %d live probes; %d operations in %.1f s (%.1f/s), %d errors. Server peak %.1f MB; MCP processes peak %s MB. Other processes kept %.2f cores busy during the run (%.2f just before).\n\n",
+			r.Config.Agents, r.Config.Pace, r.Config.Probes, x.Ops, x.Seconds, x.PerSecond, x.Errors, x.ServerPeakMB, peaks(x.MCPPeakMB), x.OtherCores, x.BusyBefore)
 		fmt.Fprintln(w, "| operation | n | p50 ms | p95 ms | p99 ms | max ms | errors |\n|---|---|---|---|---|---|---|")
 		rows := append(append(append([]Named{}, x.Owner...), x.MCP...), Named{Name: "live (write → SSE)", Stats: x.Live})
 		rows = append(rows, x.CLI...)
@@ -57,8 +57,8 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	if h := r.Hot; h != nil {
-		fmt.Fprintf(w, "Hot run: %d warm-ups, %d serial requests on new connections, then %d clients × %d. Server peak %.1f MB; MCP processes peak %s MB.\n\n",
-			r.Config.Warmups, r.Config.Samples, r.Config.Clients, r.Config.Rounds, h.ServerPeakMB, peaks(h.MCPPeakMB))
+		fmt.Fprintf(w, "Hot run: %d warm-ups, %d serial requests on new connections, then %d clients × %d. Server peak %.1f MB; MCP processes peak %s MB. Other processes kept %.2f cores busy during the run (%.2f just before).\n\n",
+			r.Config.Warmups, r.Config.Samples, r.Config.Clients, r.Config.Rounds, h.ServerPeakMB, peaks(h.MCPPeakMB), h.OtherCores, h.BusyBefore)
 		fmt.Fprintln(w, "| endpoint | serial p50 | p95 | p99 | concurrent p50 | p95 | p99 | req/s | errors |\n|---|---|---|---|---|---|---|---|---|")
 		for _, row := range append(append([]HotRow{}, h.HTTP...), h.MCP...) {
 			s, c := row.Serial, row.Concurrent

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"desk"
+	"desk/agent/live"
 	deskhttp "desk/http"
 	"desk/localbuild"
 	"desk/serverfile"
@@ -57,7 +58,8 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 		host = "0.0.0.0"
 	}
 	logger := slog.New(slog.NewTextHandler(c.Stderr, nil))
-	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger})
+	agents := live.New(db, live.Options{DataDir: db.Dir(), Logger: logger, Transcripts: true, Home: c.Getenv("HOME")})
+	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger, Agents: agents})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", *port, err).WithHint("is another desk running? desk stop, or pick another --port")
 	}

@@ -169,7 +169,7 @@ func (s *Server) writeDetail(w http.ResponseWriter, r *http.Request, status int,
 		return err
 	}
 	s.localBuildRef(d.Build)
-	return writeJSON(w, r, status, d)
+	return writeJSON(w, r, status, s.withAgents(d))
 }
 
 func (s *Server) patchIssue(w http.ResponseWriter, r *http.Request, p params) error {

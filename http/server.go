@@ -49,6 +49,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Assets are the web page's files; nil serves the embedded ones.
 	Assets fs.FS
+	// Agents is the live picture of the agent sessions (package
+	// agent/live); nil turns the agent routes off.
+	Agents Agents
 }
 
 // Server is desk's HTTP server.
@@ -126,6 +129,12 @@ func (s *Server) Open() error {
 		return err
 	}
 	s.hub.setSeq(last)
+	if s.opts.Agents != nil {
+		if err := s.opts.Agents.Start(s.ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	s.wg.Add(2)
 	go func() {
 		defer s.wg.Done()
@@ -169,5 +178,8 @@ func (s *Server) Close() error {
 		err = s.srv.Shutdown(ctx)
 	}
 	s.wg.Wait()
+	if s.opts.Agents != nil {
+		err = errors.Join(err, s.opts.Agents.Close())
+	}
 	return err
 }

@@ -1,0 +1,153 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"desk"
+	"desk/agent/intake"
+	"desk/sqlite"
+)
+
+// pruneEvery is how often sessions older than Options.Keep leave the store.
+const pruneEvery = time.Hour
+
+// tickLoop runs what happens on a clock: transcripts, the tracker's
+// timers, the spool, pruning.
+func (s *Service) tickLoop() {
+	defer s.wg.Done()
+	t := time.NewTicker(s.opts.Tick)
+	defer t.Stop()
+	var pruned time.Time
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if s.watcher != nil {
+			s.pollTranscripts()
+		}
+		s.tick()
+		if intake.Pending(s.opts.DataDir) {
+			s.drainSpool()
+		}
+		if now := s.opts.Now(); now.Sub(pruned) >= pruneEvery {
+			pruned = now
+			if n, err := s.store.PruneAgents(s.ctx, now.Add(-s.opts.Keep)); err != nil && s.ctx.Err() == nil {
+				s.log.Warn("prune agent sessions", "err", err)
+			} else if n > 0 {
+				s.log.Info("pruned agent sessions", "sessions", n)
+			}
+		}
+	}
+}
+
+// tick runs the tracker's timers and queues what they changed.
+func (s *Service) tick() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u := s.tracker.Tick(); len(u.Sessions) > 0 {
+		s.queueSessions(u.Sessions)
+	}
+}
+
+// pollTranscripts applies what the transcripts of hookless sessions gained.
+func (s *Service) pollTranscripts() {
+	evs, err := s.watcher.Poll()
+	if err != nil {
+		s.log.Debug("read agent transcripts", "err", err)
+	}
+	if len(evs) > 0 {
+		s.apply(evs, nil)
+	}
+}
+
+// drainSpool replays the reports hooks spooled while no server took them,
+// in the order they were written.
+func (s *Service) drainSpool() {
+	n, bad, err := intake.Drain(s.opts.DataDir, func(r *intake.Report) {
+		s.stats.spooled.Add(1)
+		s.Receive(r)
+	})
+	if n > 0 || bad > 0 {
+		s.log.Info("replayed spooled agent reports", "reports", n, "unreadable", bad)
+	}
+	if err != nil {
+		s.log.Warn("replay spooled agent reports", "err", err)
+	}
+}
+
+// followFeed hears of the issues agents touch through desk's MCP tools,
+// which other processes record in the store.
+func (s *Service) followFeed(after int64) {
+	defer s.wg.Done()
+	err := s.store.Watch(s.ctx, after, func(cs []*desk.Change) {
+		for _, c := range cs {
+			if c.Type == desk.ChangeAgent && c.Action == "touched" {
+				s.touched(c)
+			}
+		}
+	})
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Error("follow the change feed for agent touches", "err", err)
+	}
+}
+
+// touched adds a touched issue to its session: the one the store matched
+// (the feed row's actor), else the one the tracker finds by provider id
+// or by folder and time.
+func (s *Service) touched(c *desk.Change) {
+	t := &sqlite.AgentTouch{ID: c.ID, Session: c.Actor}
+	if c.Issue != nil {
+		t.Issue = *c.Issue
+	}
+	if t.Session == "" || t.Issue == "" {
+		var err error
+		if t, err = s.store.AgentTouch(s.ctx, c.ID); err != nil {
+			if s.ctx.Err() == nil {
+				s.log.Warn("read an agent touch", "touch", c.ID, "err", err)
+			}
+			return
+		}
+	}
+	s.match(t)
+}
+
+// matchOpenTouches matches the touches made while no server ran.
+func (s *Service) matchOpenTouches(ctx context.Context) {
+	open, err := s.store.UnmatchedAgentTouches(ctx, s.opts.Now().Add(-24*time.Hour))
+	if err != nil {
+		s.log.Warn("read unmatched agent touches", "err", err)
+		return
+	}
+	for _, t := range open {
+		s.match(t)
+	}
+}
+
+// match ties one touch to its session and queues the change.
+func (s *Service) match(t *sqlite.AgentTouch) {
+	id := t.Session
+	if id == "" && t.Provider != "" && t.Client != "" {
+		id, _ = s.tracker.Lookup(t.Client, t.Provider)
+	}
+	if id == "" {
+		id, _ = s.tracker.Match(t.Client, t.Cwd, t.At)
+	}
+	if id == "" {
+		s.log.Info("agent touch not matched to a session", "issue", t.Issue, "client", t.Client, "cwd", t.Cwd,
+			"reason", "no session of that client in that folder, or several and none clearly the caller")
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.Session == "" {
+		s.queue.matched = append(s.queue.matched, sqlite.AgentMatch{Touch: t.ID, Session: id})
+	}
+	if snap, ok := s.tracker.AddIssue(id, t.Issue); ok {
+		s.queue.put(snap)
+	}
+	s.signal()
+}

@@ -1,0 +1,74 @@
+package live
+
+import (
+	"context"
+	"time"
+
+	"desk"
+)
+
+// writeLoop saves what the tracker changed. It commits as soon as there is
+// something to save, and what arrives during a commit goes in the next one:
+// an idle desk shows an event after one commit, a busy one batches many
+// events per transaction.
+func (s *Service) writeLoop() {
+	defer s.wg.Done()
+	backoff := 10 * time.Millisecond
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.wake:
+		}
+		for {
+			err := s.flush(s.ctx)
+			if err == nil {
+				backoff = 10 * time.Millisecond
+				break
+			}
+			if s.ctx.Err() != nil {
+				return
+			}
+			s.log.Error("save agent sessions", "err", err, "retry_in", backoff.String())
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 2*time.Second)
+		}
+	}
+}
+
+// flush saves the queued batch. A batch the store fails to take goes back
+// in front of the queue; one refused because a newer server took over is
+// dropped, and the Service stops taking reports.
+func (s *Service) flush(ctx context.Context) error {
+	s.mu.Lock()
+	b := s.queue
+	if b.empty() {
+		s.mu.Unlock()
+		return nil
+	}
+	s.queue = newBatch()
+	s.mu.Unlock()
+	if s.superseded.Load() {
+		return nil
+	}
+	err := s.store.SaveAgents(ctx, b.store(s.gen))
+	switch {
+	case err == nil:
+		s.stats.persisted.Add(int64(len(b.events)))
+		s.stats.batches.Add(1)
+		return nil
+	case desk.ErrorCode(err) == desk.Conflict:
+		if !s.superseded.Swap(true) {
+			s.log.Warn("a newer desk server tracks agents on this data folder; this one stops", "err", err)
+		}
+		return nil
+	}
+	s.mu.Lock()
+	s.queue.prepend(b)
+	s.mu.Unlock()
+	return err
+}

@@ -176,9 +176,14 @@ func (p *page) describe() string {
 	return strings.ReplaceAll(text, "\n", " / ")
 }
 
-// click clicks the first element that matches a CSS selector.
+// click clicks the first element that matches a CSS selector, with a real
+// mouse click at its centre. The element is first scrolled to the middle of
+// its pane, so that the composer, which sticks to the bottom of the open
+// issue, does not cover it.
 func (p *page) click(css string) {
 	p.tb.Helper()
+	p.waitFor(css, `!!document.querySelector(`+jsString(css)+`)`)
+	eval[bool](p, `(document.querySelector(`+jsString(css)+`).scrollIntoView({ block: 'center' }), true)`)
 	p.do(chromedp.Click(chromedp.CSS(css), chromedp.NodeVisible))
 }
 

@@ -15,7 +15,7 @@ import { Latest } from './latest.js';
 import { takePrefetch } from './prefetch.js';
 import { parseRoute, formatRoute } from './router.js';
 import { prefs } from './prefs.js';
-import { defaultFilters, cleanFilters, listQuery, PAGE_SIZE } from './list-query.js';
+import { defaultFilters, cleanFilters, listQuery, viewLimit, FIRST_PAGE } from './list-query.js';
 import { backlogGroups, boardColumns, navigationOrder, groupKey } from './list-model.js';
 import { Selection } from './selection.js';
 import { STATUSES, OWNER } from './enums.js';
@@ -52,6 +52,7 @@ export class DeskApp {
     this.filters = defaultFilters();
     this.collapsed = new Set();
     this.list = emptyList();
+    this.pages = 1;
     this.listError = null;
     this.model = { issues: [], groups: [], columns: [] };
     this.order = [];
@@ -206,6 +207,7 @@ export class DeskApp {
     this.view = ['triage', 'backlog', 'board'].includes(prefs.view(slug)) ? prefs.view(slug) : 'triage';
     this.collapsed = prefs.collapsed(slug);
     this.list = emptyList();
+    this.pages = 1;
     this.listError = null;
     this.model = { issues: [], groups: [], columns: [] };
     this.order = [];
@@ -271,13 +273,17 @@ export class DeskApp {
   }
 
   /**
-   * Loads the list for the current filters and view.
+   * Loads the list for the current filters and view. A project that has
+   * nothing on screen yet gets a short first page (fast to fetch and draw),
+   * and the full page right after it.
    * @param {{live?: boolean}} opts live: a change from elsewhere; changed rows light up
    */
   async loadList({ live = false } = {}) {
     const slug = this.slug;
     if (!slug) return;
-    const url = paths.issues(slug, listQuery(this.filters, this.view, this.list.limit));
+    const full = viewLimit(this.view, this.pages);
+    const limit = this.list.loaded ? full : Math.min(full, FIRST_PAGE);
+    const url = paths.issues(slug, listQuery(this.filters, this.view, limit));
     const req = this.listReq.begin();
     const sameQuery = this.list.url === url;
     if (!live) this.listPane.setLoading(true);
@@ -285,8 +291,8 @@ export class DeskApp {
       const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal, response: takePrefetch(url) });
       if (!req.current() || slug !== this.slug) return;
       this.listPane.setLoading(false);
-      if (res.unchanged) return;
-      this.applyList(res.data, url, res.etag, live && sameQuery);
+      if (!res.unchanged) this.applyList(res.data, url, res.etag, live && sameQuery);
+      if (limit < full && res.data && res.data.total > limit) this.loadList({ live: true });
     } catch (err) {
       if (isAbort(err) || !req.current()) return;
       this.listPane.setLoading(false);
@@ -312,7 +318,6 @@ export class DeskApp {
       total: data.total ?? (data.issues || []).length,
       counts: data.counts || null,
       search: data.search || null,
-      limit: this.list.limit,
     };
     this.listError = null;
     this.rebuildModel();
@@ -529,7 +534,7 @@ export class DeskApp {
 
   filtersChanged() {
     this.saveFilters();
-    this.list.limit = PAGE_SIZE;
+    this.pages = 1;
     this.loadList();
     this.listPane.filters.render();
   }
@@ -580,7 +585,7 @@ export class DeskApp {
     if (!this.slug || view === this.view) return;
     this.view = view;
     prefs.setView(this.slug, view);
-    this.list.limit = PAGE_SIZE;
+    this.pages = 1;
     // The loaded issues still fit the new view's frame until the new list arrives.
     this.rebuildModel();
     this.listPane.render();
@@ -599,7 +604,7 @@ export class DeskApp {
   }
 
   showMore() {
-    this.list.limit += PAGE_SIZE;
+    this.pages++;
     this.loadList();
   }
 
@@ -918,7 +923,7 @@ export class DeskApp {
 }
 
 function emptyList() {
-  return { url: null, etag: null, loaded: false, issues: [], total: 0, counts: null, search: null, limit: PAGE_SIZE };
+  return { url: null, etag: null, loaded: false, issues: [], total: 0, counts: null, search: null };
 }
 
 function welcome(app) {

@@ -8,6 +8,10 @@ export const PAGE_SIZE = 1000;
 /** The backlog shows all open work at once, as the server's largest page. */
 export const BACKLOG_LIMIT = 5000;
 
+/** A project opens with this many issues, which arrive fast enough for the
+ * first paint; the rest of the page follows at once. */
+export const FIRST_PAGE = 150;
+
 export const BACKLOG_STATUSES = ['open', 'in_progress'];
 
 /** The filters of a fresh project: every unfinished status, nothing else. */
@@ -26,18 +30,23 @@ export function cleanFilters(saved) {
   return f;
 }
 
+/** How many issues a view shows at most: the backlog all open work, the others pages. */
+export function viewLimit(view, pages = 1) {
+  return view === 'backlog' ? BACKLOG_LIMIT : PAGE_SIZE * pages;
+}
+
 /**
  * The query string of GET /api/projects/{slug}/issues for a view.
  * @param {ReturnType<typeof defaultFilters>} filters
  * @param {'triage'|'backlog'|'board'} view
  * @param {number} limit
  */
-export function listQuery(filters, view, limit = PAGE_SIZE) {
+export function listQuery(filters, view, limit = viewLimit(view)) {
   const p = new URLSearchParams();
   if (view === 'backlog') {
     p.set('status', BACKLOG_STATUSES.join(','));
     p.set('sort', 'backlog');
-    p.set('limit', String(BACKLOG_LIMIT));
+    p.set('limit', String(limit));
   } else {
     if (filters.statuses.length) p.set('status', filters.statuses.join(','));
     if (filters.sort) p.set('sort', filters.sort);

@@ -4,7 +4,7 @@
 // takes the response if it asks for the same list.
 
 import { prefs } from './prefs.js';
-import { cleanFilters, listQuery } from './list-query.js';
+import { cleanFilters, listQuery, FIRST_PAGE } from './list-query.js';
 import { parseRoute } from './router.js';
 
 let pending = null;
@@ -13,7 +13,7 @@ function start() {
   const slug = parseRoute(location.hash).project || (location.hash.replace(/^#\/?/, '') ? null : prefs.lastProject());
   if (!slug) return;
   const view = prefs.view(slug);
-  const url = `/api/projects/${encodeURIComponent(slug)}/issues?${listQuery(cleanFilters(prefs.filters(slug)), ['triage', 'backlog', 'board'].includes(view) ? view : 'triage')}`;
+  const url = `/api/projects/${encodeURIComponent(slug)}/issues?${listQuery(cleanFilters(prefs.filters(slug)), ['triage', 'backlog', 'board'].includes(view) ? view : 'triage', FIRST_PAGE)}`;
   pending = { url, response: fetch(url, { headers: { Accept: 'application/json' }, credentials: 'same-origin', priority: 'high' }) };
   // A failed early request is not an error the page should report; the
   // app's own request reports it.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -60,6 +62,8 @@ func (p *page) allowConsole(s string) {
 
 type pageOptions struct {
 	width, height int
+	// beforeLoad runs in every document before the page's own scripts.
+	beforeLoad string
 }
 
 // openPage starts a headless Chromium, opens a tab on d and navigates to
@@ -84,13 +88,40 @@ func openPage(tb testing.TB, d *testdesk.Desk, path string, opts ...pageOptions)
 		cancelAlloc()
 	})
 	p := &page{tb: tb, ctx: ctx, desk: d}
-
-	// Start the browser and subscribe before the first navigation so that
-	// nothing the page logs is missed.
+	// Start the browser before the first navigation.
 	if err := chromedp.Do(ctx); err != nil {
 		tb.Fatalf("start chromium: %v", err)
 	}
-	messages := chromedp.Console(ctx)
+	p.listen()
+	if o.beforeLoad != "" {
+		p.do(chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{Source: o.beforeLoad})
+			return err
+		}))
+	}
+	// The page gets exactly the asked size, whatever the window adds around it.
+	p.do(chromedp.EmulateViewport(int64(o.width), int64(o.height)), chromedp.Navigate(d.URL+path))
+	return p
+}
+
+// newTab opens another tab of the same browser on path.
+func (p *page) newTab(path string) *page {
+	p.tb.Helper()
+	ctx, cancel := chromedp.NewContext(p.ctx)
+	p.tb.Cleanup(cancel)
+	q := &page{tb: p.tb, ctx: ctx, desk: p.desk}
+	if err := chromedp.Do(ctx); err != nil {
+		p.tb.Fatalf("open a tab: %v", err)
+	}
+	q.listen()
+	q.do(chromedp.EmulateViewport(1400, 900), chromedp.Navigate(p.desk.URL+path))
+	return q
+}
+
+// listen records every console error, uncaught exception and CSP
+// violation of the tab, and fails the test on them when it ends.
+func (p *page) listen() {
+	messages := chromedp.Console(p.ctx)
 	go func() {
 		for m, err := range messages {
 			if err != nil {
@@ -103,10 +134,7 @@ func openPage(tb testing.TB, d *testdesk.Desk, path string, opts ...pageOptions)
 			}
 		}
 	}()
-	tb.Cleanup(p.checkConsole)
-	// The page gets exactly the asked size, whatever the window adds around it.
-	p.do(chromedp.EmulateViewport(int64(o.width), int64(o.height)), chromedp.Navigate(d.URL+path))
-	return p
+	p.tb.Cleanup(p.checkConsole)
 }
 
 // checkConsole fails the test for anything the page reported as an error.

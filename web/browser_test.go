@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"desk"
 	"desk/internal/testdesk"
 )
@@ -854,4 +856,41 @@ func TestRunTheCurrentBuildFromThePage(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.waitFor("No current build", `document.querySelector('.build-pill.none')?.textContent.includes('No current build')`)
+}
+
+func TestTabsShareOneLiveStream(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitFor("live", `document.getElementById('live-state').textContent === '● live'`)
+	q := p.newTab("/#/mygame/" + s.Report)
+	q.waitDetail(s.Report)
+	q.waitFor("live in the second tab", `document.getElementById('live-state').textContent === '● live'`)
+
+	targets, err := chromedp.Targets(p.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	workers := 0
+	for _, ti := range targets {
+		if ti.Type == "shared_worker" && strings.HasSuffix(ti.URL, "/js/live-worker.js") {
+			workers++
+		}
+	}
+	if workers != 1 {
+		t.Errorf("%d live workers for two tabs, want one", workers)
+	}
+
+	// Both tabs hear a write from another process through it.
+	writeFromProcess(t, d.DataDir, "comment", s.Report, "claude", "Both tabs see this.")
+	q.waitFor("the comment in the open issue", `document.querySelector('.timeline').textContent.includes('Both tabs see this.')`)
+	p.waitFor("the comment count in the other tab's row", `document.querySelector('[data-id="`+s.Report+`"] .row-meta')?.textContent.includes('2')`)
+}
+
+func TestWithoutSharedWorkerThePagePolls(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame", pageOptions{width: 1400, height: 900, beforeLoad: "delete window.SharedWorker;"})
+	p.waitRow(s.Check)
+	p.waitFor("the polling footer", `document.getElementById('live-state').textContent === '○ polling'`)
+	writeFromProcess(t, d.DataDir, "title", s.Plain, "Found by polling")
+	p.waitForWithin("the polled change", `document.querySelector('[data-id="`+s.Plain+`"] .row-title')?.textContent === 'Found by polling'`, 12*time.Second)
 }

@@ -21,7 +21,7 @@ func init() {
 func runBench(ctx context.Context, c *Context, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprint(c.Stdout, "Usage:\n"+
-			"  desk bench gen --out DIR [--shape pairdesk|core|large] [--seed N] [--scale X]\n"+
+			"  desk bench gen --out DIR|--cached [--shape pairdesk|core|large] [--seed N] [--scale X]\n"+
 			"      write a generated desk, the same for the same shape and seed\n"+
 			"  desk bench load [--shape S --seed N --scale X | --from DIR] [--hot] [--mixed] [--json FILE] [--md FILE]\n"+
 			"      run the load benchmark on a copy of a generated (or given) desk\n")
@@ -72,21 +72,24 @@ func runBenchGen(ctx context.Context, c *Context, args []string) error {
 		scale: fs.Float64("scale", 1, "multiply every count but the projects and the busiest issue's comments"),
 	}
 	asJSON := fs.Bool("json", false, "print the summary as JSON")
+	cached := fs.Bool("cached", false, "instead of --out: make sure the shared cache holds the desk and print its folder")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *out == "" {
-		return Usagef("bench gen", "--out is required")
+	if (*out == "") == !*cached {
+		return Usagef("bench gen", "give --out DIR or --cached")
 	}
 	shape, err := sf.get()
 	if err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(*out)
-	if err != nil {
-		return err
+	var dir string
+	var sum *gen.Summary
+	if *cached {
+		dir, sum, err = gen.Cached(shape, *sf.seed)
+	} else if dir, err = filepath.Abs(*out); err == nil {
+		sum, err = gen.Generate(ctx, dir, shape, *sf.seed)
 	}
-	sum, err := gen.Generate(ctx, dir, shape, *sf.seed)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"desk/agent/intake"
+	"desk/sqlite"
 )
 
 func init() {
@@ -118,4 +119,26 @@ func hookFlag(args []string, name string) string {
 		}
 	}
 	return v
+}
+
+// hookLastSeen tells desk doctor when each client's hooks last reached
+// this desk: the latest hook event the store keeps, or a report still
+// waiting in the spool. It opens no desk where there is none.
+func hookLastSeen(ctx context.Context, dataDir string) func(client string) (time.Time, bool) {
+	seen := intake.LastSpooled(dataDir)
+	if db, err := sqlite.Open(ctx, dataDir, sqlite.Options{NoCreate: true, Readers: 1}); err == nil {
+		stored, err := db.AgentLastSeen(ctx)
+		db.Close()
+		if err == nil {
+			for c, t := range stored {
+				if t.After(seen[c]) {
+					seen[c] = t
+				}
+			}
+		}
+	}
+	return func(client string) (time.Time, bool) {
+		t, ok := seen[client]
+		return t, ok
+	}
 }

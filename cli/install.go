@@ -36,6 +36,9 @@ func runInstaller(ctx context.Context, c *Context, action string, args []string)
 	if c.DataSet {
 		env.Data = c.DataDir
 	}
+	if action == "doctor" {
+		env.LastSeen = hookLastSeen(ctx, c.DataDir)
+	}
 	if code := install.Main(ctx, action, args, env); code != 0 {
 		return exitError(code)
 	}

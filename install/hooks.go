@@ -82,10 +82,18 @@ func (c *installCtx) hookSpecs(client string) []hookSpec {
 		case ctxEv[1]:
 			specs = append(specs, hookSpec{ev, c.hookCommand(hookPrompt, client), 10})
 		}
-		specs = append(specs, hookSpec{ev, c.hookCommand(hookEvent, client), 5})
+		cmd := c.hookCommand(hookEvent, client)
+		if eventInCommand[client] {
+			cmd += " --event " + ev
+		}
+		specs = append(specs, hookSpec{ev, cmd, 5})
 	}
 	return specs
 }
+
+// eventInCommand names the clients whose hook payloads do not say which
+// event fired, so that the event hook's command line must.
+var eventInCommand = map[string]bool{"antigravity": true}
 
 // groupedHooks turns specs into the Claude-style shape most clients share:
 // {"Event": [{"hooks": [{"type": "command", "command": ..., "timeout": n}]}]}.

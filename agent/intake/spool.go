@@ -3,6 +3,7 @@ package intake
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -189,4 +190,39 @@ func drainFile(path string, fn func(*Report)) (n, bad int, err error) {
 		n++
 	}
 	return n, bad, sc.Err()
+}
+
+// LastSpooled returns, per client, when its hooks last spooled a report
+// that no server has replayed yet.
+func LastSpooled(dataDir string) map[string]time.Time {
+	out := map[string]time.Time{}
+	entries, err := os.ReadDir(dataDir)
+	if err != nil {
+		return out
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "agent-spool.") {
+			continue
+		}
+		f, err := os.Open(filepath.Join(dataDir, e.Name()))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 0, 64<<10), 2*MaxPayload)
+		for sc.Scan() {
+			var s struct {
+				Client   string `json:"client"`
+				Received string `json:"received"`
+			}
+			if json.Unmarshal(sc.Bytes(), &s) != nil {
+				continue
+			}
+			if t, err := time.Parse(time.RFC3339Nano, s.Received); err == nil && t.After(out[s.Client]) {
+				out[s.Client] = t
+			}
+		}
+		f.Close()
+	}
+	return out
 }

@@ -677,6 +677,9 @@ func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
 	if got := eval[[]string](p, `[...window.touched]`); len(got) != 1 || got[0] != target {
 		t.Errorf("a live edit of %s touched rows %v", target, got)
 	}
+	if got := eval[string](p, `document.querySelector('.selection-bar').innerText`); !strings.Contains(got, "2 issues selected") {
+		t.Errorf("the selection after a live edit: %q", got)
+	}
 }
 
 // dropImage dispatches a real drop event carrying a PNG file.

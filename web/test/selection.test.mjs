@@ -20,9 +20,17 @@ test('a range without an anchor selects one row; retain drops vanished keys', ()
   s.extendTo('MG-5', order);
   assert.deepEqual(s.ordered(order), ['MG-5']);
   s.toggle('MG-1');
-  s.retain(['MG-5']);
+  s.retain(new Set(['MG-5']));
   assert.deepEqual([...s.keys], ['MG-5']);
   assert.equal(s.anchor, null);
+});
+
+test('retain takes the view positions map as it is', () => {
+  const s = new Selection();
+  s.toggle('MG-2');
+  s.toggle('MG-3');
+  s.retain(new Map([['MG-2', 0], ['MG-4', 1]]));
+  assert.deepEqual([...s.keys], ['MG-2']);
 });
 
 test('the default merge target is the oldest issue', () => {

@@ -559,8 +559,15 @@ export class DeskApp {
       else set.add(status);
       this.filters.statuses = STATUSES.filter((s) => set.has(s));
     }
-    if (this.view === 'backlog') this.view = 'triage';
+    this.leaveBacklog();
     this.filtersChanged();
+  }
+
+  // Status chips belong to triage and the board; choosing one leaves the backlog.
+  leaveBacklog() {
+    if (this.view !== 'backlog') return;
+    this.view = 'triage';
+    prefs.setView(this.slug, 'triage');
   }
 
   showOnlyStatus(status) {
@@ -571,7 +578,7 @@ export class DeskApp {
   showAllStatuses() {
     if (!this.slug) return;
     this.filters.statuses = [...STATUSES];
-    if (this.view === 'backlog') this.view = 'triage';
+    this.leaveBacklog();
     this.filtersChanged();
   }
 

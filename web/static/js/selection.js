@@ -41,9 +41,11 @@ export class Selection {
     this.anchor = null;
   }
 
-  /** Forgets keys no longer in the view (after a merge or a filter change). */
-  retain(validKeys) {
-    const valid = validKeys instanceof Set ? validKeys : new Set(validKeys);
+  /**
+   * Forgets keys no longer in the view (after a merge or a filter change).
+   * @param {{has: (key: string) => boolean}} valid a Set of keys, or a Map keyed by them
+   */
+  retain(valid) {
     for (const k of [...this.keys]) if (!valid.has(k)) this.keys.delete(k);
     if (this.anchor !== null && !valid.has(this.anchor)) this.anchor = null;
   }

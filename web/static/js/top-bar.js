@@ -71,7 +71,8 @@ export class TopBar {
     const { projects, project, route } = this.app;
     const current = project || projects.find((p) => p.slug === route.project);
     replaceChildren(this.button, h('span', { class: 'name' }, current ? current.name : 'Projects'), icon('down'));
-    this.renderMenu();
+    // An open menu is left alone, so the focus in it stays where the owner put it.
+    if (this.menu.hidden) this.renderMenu();
 
     const slug = current?.slug;
     const links = [];

@@ -25,7 +25,8 @@ export function detailFields(detail, ctx) {
 
   return h(
     'section',
-    { class: 'fields', 'aria-label': 'Fields' },
+    { class: 'fields', 'aria-labelledby': `fields-${detail.id}` },
+    h('h3', { class: 'wide-all', id: `fields-${detail.id}` }, 'Details'),
     field('Kind', select({ name: 'kind', onchange: save('kind', text) }, KINDS, detail.kind)),
     field('Priority', select({ name: 'priority', onchange: save('priority', text) }, PRIORITIES, detail.priority)),
     field('Size', select({ name: 'size', onchange: save('size', text) }, [['', '—'], ...SIZES], detail.size || '')),

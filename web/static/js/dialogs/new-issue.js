@@ -41,7 +41,7 @@ export function newIssueDialog(app) {
       h('div', { class: 'dialog-grid' }, field('Tags', tags), field('Milestone', milestone)),
       field('Description', body),
       field('Location commands', commands, { hint: 'The game’s own command for each place, one per line.' }),
-      h('div', { class: 'field' }, h('span', null, 'Screenshots'), picker, fileNote),
+      h('label', { class: 'field' }, h('span', null, 'Screenshots (or paste them here)'), picker, fileNote),
     ],
     onSubmit: async () => {
       if (!title.value.trim()) throw new Error('Write a title.');
@@ -57,7 +57,6 @@ export function newIssueDialog(app) {
       if (size.value) fields.size = size.value;
       const cmds = commands.value.split('\n').map((c) => c.trim()).filter(Boolean);
       if (cmds.length) fields.commands = cmds.map((command) => ({ command }));
-      if (kind.value === 'check') fields.status = 'to_check';
       const created = await app.createIssue(fields, files);
       if (!created) return false;
     },

@@ -7,7 +7,8 @@
 // One Service runs per server. Reports arrive through Receive (the HTTP
 // intake) and from the spool that hooks write while no server runs; a loop
 // every half second follows transcripts (when asked), runs the tracker's
-// timers and replays the spool if it grew; a writer goroutine saves
+// timers, replays the spool if it grew and ties the issues agents touched
+// through desk's MCP tools to their sessions; a writer goroutine saves
 // changes in group commits, so a burst of events costs one transaction.
 //
 // At Open the Service takes a new agent generation from the store. If
@@ -25,7 +26,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"desk"
 	"desk/agent"
 	_ "desk/agent/all" // every client's mapping
 	"desk/agent/intake"
@@ -37,11 +37,9 @@ type Store interface {
 	StartAgents(ctx context.Context) (int64, error)
 	SaveAgents(ctx context.Context, b sqlite.AgentBatch) error
 	LoadAgents(ctx context.Context, since time.Time, limit int) ([]agent.Session, error)
-	AgentTouch(ctx context.Context, id int64) (*sqlite.AgentTouch, error)
+	AgentTouchesAfter(ctx context.Context, after int64) ([]*sqlite.AgentTouch, error)
 	UnmatchedAgentTouches(ctx context.Context, since time.Time) ([]*sqlite.AgentTouch, error)
 	PruneAgents(ctx context.Context, before time.Time) (int, error)
-	LastSeq(ctx context.Context) (int64, error)
-	Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error
 }
 
 // Options configure a Service.
@@ -95,6 +93,8 @@ type Service struct {
 	started bool
 	closed  bool
 
+	lastTouch int64 // the latest issue touch matched; the tick loop's own
+
 	superseded atomic.Bool
 	stats      counters
 
@@ -145,14 +145,10 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.restore(ctx); err != nil {
 		return err
 	}
-	// Follow the feed from before the unmatched touches are read, so that
-	// none falls between the two.
-	after, err := s.store.LastSeq(ctx)
-	if err != nil {
+	s.drainSpool()
+	if err := s.matchOpenTouches(ctx); err != nil {
 		return err
 	}
-	s.drainSpool()
-	s.matchOpenTouches(ctx)
 	if s.opts.Transcripts {
 		s.watcher = agent.NewWatcher(s.opts.Home)
 		s.watcher.Now = s.opts.Now
@@ -160,10 +156,9 @@ func (s *Service) Start(ctx context.Context) error {
 	s.mu.Lock()
 	s.started = true
 	s.mu.Unlock()
-	s.wg.Add(3)
+	s.wg.Add(2)
 	go s.writeLoop()
 	go s.tickLoop()
-	go s.followFeed(after)
 	return nil
 }
 

@@ -2,10 +2,9 @@ package live
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"time"
 
-	"desk"
 	"desk/agent/intake"
 	"desk/sqlite"
 )
@@ -30,6 +29,7 @@ func (s *Service) tickLoop() {
 			s.pollTranscripts()
 		}
 		s.tick()
+		s.followTouches()
 		if intake.Pending(s.opts.DataDir) {
 			s.drainSpool()
 		}
@@ -79,51 +79,44 @@ func (s *Service) drainSpool() {
 	}
 }
 
-// followFeed hears of the issues agents touch through desk's MCP tools,
-// which other processes record in the store.
-func (s *Service) followFeed(after int64) {
-	defer s.wg.Done()
-	err := s.store.Watch(s.ctx, after, func(cs []*desk.Change) {
-		for _, c := range cs {
-			if c.Type == desk.ChangeAgent && c.Action == "touched" {
-				s.touched(c)
-			}
+// followTouches ties the issues agents touched since the last tick to
+// their sessions. Other processes (the MCP servers) record touches in the
+// store; a query per tick costs less than waking on every commit.
+func (s *Service) followTouches() {
+	ts, err := s.store.AgentTouchesAfter(s.ctx, s.lastTouch)
+	if err != nil {
+		if s.ctx.Err() == nil {
+			s.log.Warn("read agent touches", "err", err)
 		}
-	})
-	if err != nil && !errors.Is(err, context.Canceled) {
-		s.log.Error("follow the change feed for agent touches", "err", err)
+		return
+	}
+	for _, t := range ts {
+		s.lastTouch = t.ID
+		s.match(t)
 	}
 }
 
-// touched adds a touched issue to its session: the one the store matched
-// (the feed row's actor), else the one the tracker finds by provider id
-// or by folder and time.
-func (s *Service) touched(c *desk.Change) {
-	t := &sqlite.AgentTouch{ID: c.ID, Session: c.Actor}
-	if c.Issue != nil {
-		t.Issue = *c.Issue
-	}
-	if t.Session == "" || t.Issue == "" {
-		var err error
-		if t, err = s.store.AgentTouch(s.ctx, c.ID); err != nil {
-			if s.ctx.Err() == nil {
-				s.log.Warn("read an agent touch", "touch", c.ID, "err", err)
-			}
-			return
-		}
-	}
-	s.match(t)
-}
-
-// matchOpenTouches matches the touches made while no server ran.
-func (s *Service) matchOpenTouches(ctx context.Context) {
+// matchOpenTouches matches the touches made while no server ran, and
+// notes where following them starts.
+func (s *Service) matchOpenTouches(ctx context.Context) error {
 	open, err := s.store.UnmatchedAgentTouches(ctx, s.opts.Now().Add(-24*time.Hour))
 	if err != nil {
-		s.log.Warn("read unmatched agent touches", "err", err)
-		return
+		return fmt.Errorf("read unmatched agent touches: %w", err)
 	}
 	for _, t := range open {
 		s.match(t)
+	}
+	// Everything up to now is matched or too old to match; read on from
+	// the latest touch, matched or not.
+	for {
+		ts, err := s.store.AgentTouchesAfter(ctx, s.lastTouch)
+		if err != nil {
+			return fmt.Errorf("read agent touches: %w", err)
+		}
+		if len(ts) == 0 {
+			return nil
+		}
+		s.lastTouch = ts[len(ts)-1].ID
 	}
 }
 

@@ -7,19 +7,31 @@ import (
 	"desk"
 )
 
-// writeLoop saves what the tracker changed. It commits as soon as there is
-// something to save, and what arrives during a commit goes in the next one:
-// an idle desk shows an event after one commit, a busy one batches many
-// events per transaction.
+// commitGap is the least time between two commits. An idle desk commits an
+// event as soon as it arrives; a busy one gathers what arrives within the
+// gap into one transaction, which bounds the commits (and the feed reads
+// every commit sets off) to a hundred a second.
+const commitGap = 10 * time.Millisecond
+
+// writeLoop saves what the tracker changed, in group commits.
 func (s *Service) writeLoop() {
 	defer s.wg.Done()
 	backoff := 10 * time.Millisecond
+	var last time.Time
 	for {
 		select {
 		case <-s.ctx.Done():
 			return
 		case <-s.wake:
 		}
+		if wait := commitGap - time.Since(last); wait > 0 {
+			select {
+			case <-s.ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		last = time.Now()
 		for {
 			err := s.flush(s.ctx)
 			if err == nil {

@@ -377,3 +377,18 @@ func TestTranscriptFallbackFindsHooklessSessions(t *testing.T) {
 		return ok && s.Source == agent.SourceTranscript && !s.Hooked && len(s.Events) > 0
 	})
 }
+
+// An MCP client that names itself in a way desk does not know still finds
+// the one session working in its folder.
+func TestTouchFromAnUnknownClientNameMatchesByFolder(t *testing.T) {
+	r := newRig(t, nil)
+	ctx := context.Background()
+	r.db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner")
+	title := "x"
+	is, _ := r.db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{})
+	r.mustReceive("gemini", hook("BeforeAgent", "g1", "/src/game", ""), time.Now())
+	if err := r.db.AgentTouched(ctx, "agent", "", "/src/game", is.ID); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the touch on the gemini session", func() bool { return slices.Contains(r.session("g1").Issues, is.ID) })
+}

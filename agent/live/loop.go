@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"desk/agent"
 	"desk/agent/intake"
 	"desk/sqlite"
 )
@@ -122,12 +123,16 @@ func (s *Service) matchOpenTouches(ctx context.Context) error {
 
 // match ties one touch to its session and queues the change.
 func (s *Service) match(t *sqlite.AgentTouch) {
+	client := t.Client
+	if _, known := agent.Lookup(client); !known {
+		client = "" // an MCP client that named itself oddly: any client's session in its folder
+	}
 	id := t.Session
-	if id == "" && t.Provider != "" && t.Client != "" {
-		id, _ = s.tracker.Lookup(t.Client, t.Provider)
+	if id == "" && t.Provider != "" && client != "" {
+		id, _ = s.tracker.Lookup(client, t.Provider)
 	}
 	if id == "" {
-		id, _ = s.tracker.Match(t.Client, t.Cwd, t.At)
+		id, _ = s.tracker.Match(client, t.Cwd, t.At)
 	}
 	if id == "" {
 		s.log.Info("agent touch not matched to a session", "issue", t.Issue, "client", t.Client, "cwd", t.Cwd,

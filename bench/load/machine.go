@@ -174,6 +174,17 @@ func (m *cpuMeter) others() float64 {
 	return float64(time.Duration(used)*clockTick) / float64(wall)
 }
 
+// cores returns how many cores process pid kept busy on average since the
+// meter started (0 for a process it was not started with).
+func (m *cpuMeter) cores(pid int) float64 {
+	t0, ok := m.own0[pid]
+	wall := time.Since(m.start)
+	if !ok || wall <= 0 {
+		return 0
+	}
+	return float64(time.Duration(processTicks(pid)-t0)*clockTick) / float64(wall)
+}
+
 // Busy returns how many cores the whole machine kept busy on average over d.
 func Busy(d time.Duration) float64 {
 	b0, _ := machineTicks()

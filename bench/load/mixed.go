@@ -21,8 +21,12 @@ type MixedResult struct {
 	CLI []Named `json:"cli,omitempty"`
 	// BusyBefore is how many cores the machine kept busy just before the
 	// run; OtherCores how many other processes kept busy during it.
-	BusyBefore   float64   `json:"busy_before"`
-	OtherCores   float64   `json:"other_cores"`
+	BusyBefore float64 `json:"busy_before"`
+	OtherCores float64 `json:"other_cores"`
+	// ServerCores and MCPCores are the cores the server and all MCP
+	// processes together kept busy during the run: desk's own cost.
+	ServerCores  float64   `json:"server_cores"`
+	MCPCores     float64   `json:"mcp_cores"`
 	Seconds      float64   `json:"seconds"`
 	Ops          int       `json:"ops"`
 	Errors       int       `json:"errors"`
@@ -148,7 +152,10 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	res := &MixedResult{Seconds: elapsed.Seconds(), BusyBefore: busy, OtherCores: meter.others()}
+	res := &MixedResult{Seconds: elapsed.Seconds(), BusyBefore: busy, OtherCores: meter.others(), ServerCores: meter.cores(srv.PID())}
+	for _, pid := range pids[1:] {
+		res.MCPCores += meter.cores(pid)
+	}
 	res.Owner = owner.Results(0)
 	res.MCP = calls.Results(elapsed)
 	res.Live = one(live.Results(0))
@@ -161,8 +168,8 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 	res.PerSecond = float64(res.Ops) / elapsed.Seconds()
 	res.MCPPeakMB = closeAgents(append(agents, probe))
 	res.ServerPeakMB = float64(srv.PeakMemoryKB()) / 1024
-	cfg.logf("mixed: %d operations in %.1f s (%.1f/s), %d errors; server peak %.1f MB; other processes kept %.2f cores busy",
-		res.Ops, res.Seconds, res.PerSecond, res.Errors, res.ServerPeakMB, res.OtherCores)
+	cfg.logf("mixed: %d operations in %.1f s (%.1f/s), %d errors; server peak %.1f MB; cores busy: server %.2f, MCP %.2f, other processes %.2f",
+		res.Ops, res.Seconds, res.PerSecond, res.Errors, res.ServerPeakMB, res.ServerCores, res.MCPCores, res.OtherCores)
 	return res, nil
 }
 

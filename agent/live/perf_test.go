@@ -149,8 +149,8 @@ func probeLatency(t *testing.T, ctx context.Context, s *server, actors <-chan st
 // the state its last event set, and a probe session times how long its
 // events take to reach an SSE subscriber meanwhile.
 func TestLoadFiftySessionsLoseNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("load run")
+	if testing.Short() || raceEnabled {
+		t.Skip("a load run; not under -short or the race detector")
 	}
 	const sessions, rate = 50, 20
 	seconds := 3

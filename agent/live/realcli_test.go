@@ -123,7 +123,7 @@ func TestClaudeInteractivePermissionShowsAtOnce(t *testing.T) {
 	asked, _ := w.first("needs_permission")
 	lag := asked.at.Sub(shown)
 	t.Logf("needs_permission read %s after the prompt appeared (negative: before)", lag)
-	if lag > 100*time.Millisecond {
+	if lag > 100*time.Millisecond && !raceEnabled {
 		t.Errorf("needs_permission read %s after the prompt appeared, want within 100 ms", lag)
 	}
 	if !strings.Contains(asked.look, "Bash: echo approved-by-owner") {

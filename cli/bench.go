@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"desk/bench/gen"
@@ -170,6 +172,9 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 	if err := gen.Copy(src, cfg.Data); err != nil {
 		return fmt.Errorf("copy the desk: %w", err)
 	}
+	// Ctrl+C ends the run cleanly: its processes stop and its copy goes.
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
 	rep, err := load.Run(ctx, cfg)
 	if err != nil {
 		return err

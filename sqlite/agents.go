@@ -84,6 +84,19 @@ func (db *DB) StartAgents(ctx context.Context) (int64, error) {
 	return gen, err
 }
 
+// AgentGeneration returns the generation of the server that tracks agents
+// now (0 when none ever did).
+func (db *DB) AgentGeneration(ctx context.Context) (int64, error) {
+	var v string
+	err := db.read.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, metaAgentGeneration).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	} else if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
 // SaveAgents persists one batch in one transaction, with one agent feed row
 // per session it changed (ID the session's row, Actor its record id,
 // Action "updated", or "removed" for a merged record).

@@ -131,6 +131,9 @@ func TestSaveAgentsRefusesAnOlderGeneration(t *testing.T) {
 	if cur != old+1 {
 		t.Fatalf("generations %d then %d, want consecutive", old, cur)
 	}
+	if g, err := db.AgentGeneration(ctx); err != nil || g != cur {
+		t.Fatalf("AgentGeneration = %d, %v; want %d", g, err, cur)
+	}
 	err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: old, Sessions: []agent.Session{agentSession("s", "working", agentT0)}})
 	wantCode(t, err, desk.Conflict)
 	if got, _ := db.LoadAgents(ctx, agentT0, 10); len(got) != 0 {

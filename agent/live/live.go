@@ -35,6 +35,7 @@ import (
 // Store is what the Service needs of the store (sqlite.DB implements it).
 type Store interface {
 	StartAgents(ctx context.Context) (int64, error)
+	AgentGeneration(ctx context.Context) (int64, error)
 	SaveAgents(ctx context.Context, b sqlite.AgentBatch) error
 	LoadAgents(ctx context.Context, since time.Time, limit int) ([]agent.Session, error)
 	AgentTouchesAfter(ctx context.Context, after int64) ([]*sqlite.AgentTouch, error)

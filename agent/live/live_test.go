@@ -3,6 +3,7 @@ package live_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,6 +136,12 @@ func TestAnOlderServerStandsDown(t *testing.T) {
 	})
 	if _, ok := old.stored("ghost"); ok {
 		t.Error("the old server saved a session after a newer one started")
+	}
+	// What hooks spool now is the newer server's to replay.
+	intake.Spool(dir, &intake.Report{Client: "claude", Payload: hook("Stop", "spooled", "/src", ""), Received: now})
+	eventually(t, "the newer server to replay the spool", func() bool { _, ok := cur.svc.Session("spooled"); return ok })
+	if _, ok := old.svc.Session("spooled"); ok {
+		t.Error("the old server took a spooled report")
 	}
 	if !contains(old.log.String(), "newer desk server") {
 		t.Errorf("the old server did not say why it stopped:\n%s", old.log)
@@ -391,4 +398,21 @@ func TestTouchFromAnUnknownClientNameMatchesByFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the touch on the gemini session", func() bool { return slices.Contains(r.session("g1").Issues, is.ID) })
+}
+
+// An older server that wrote nothing since a newer one started still
+// leaves the spool to the newer one.
+func TestAnIdleOlderServerLeavesTheSpoolAlone(t *testing.T) {
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	old := startRig(t, dir, db, nil)
+	cur := startRig(t, dir, db, nil)
+	for i := 0; i < 20; i++ {
+		intake.Spool(dir, &intake.Report{Client: "claude", Payload: hook("Stop", fmt.Sprint("s", i), "/src", ""), Received: time.Now()})
+		time.Sleep(5 * time.Millisecond)
+	}
+	eventually(t, "the newer server to replay every report", func() bool { return cur.svc.Stats().Spooled == 20 })
+	if n := old.svc.Stats().Spooled; n != 0 {
+		t.Errorf("the older server took %d spooled reports", n)
+	}
 }

@@ -26,6 +26,9 @@ func (s *Service) tickLoop() {
 			return
 		case <-t.C:
 		}
+		if s.standDown() {
+			continue
+		}
 		if s.watcher != nil {
 			s.pollTranscripts()
 		}
@@ -43,6 +46,24 @@ func (s *Service) tickLoop() {
 			}
 		}
 	}
+}
+
+// standDown reports whether a newer server tracks agents on this data
+// folder. Then that one drains the spool and keeps the store, and this one
+// only answers what it showed last. Checking before every drain keeps
+// this one from taking reports it could no longer save.
+func (s *Service) standDown() bool {
+	if s.superseded.Load() {
+		return true
+	}
+	gen, err := s.store.AgentGeneration(s.ctx)
+	if err != nil || gen == s.gen {
+		return false
+	}
+	if !s.superseded.Swap(true) {
+		s.log.Warn("a newer desk server tracks agents on this data folder; this one stops", "generation", s.gen, "newer", gen)
+	}
+	return true
 }
 
 // tick runs the tracker's timers and queues what they changed.

@@ -142,3 +142,33 @@ func TestClaudeInteractivePermissionShowsAtOnce(t *testing.T) {
 	}
 	t.Logf("states seen:%s", looks(seen))
 }
+
+// Claude Code's own http hooks post straight to the server with the
+// install's token; no desk process runs per event. (Claude Code sends
+// SessionStart to command hooks only, so the first event seen starts the
+// session.)
+func TestClaudeHTTPHooksPostStraightToTheServer(t *testing.T) {
+	t.Parallel()
+	s := startServer(t)
+	mock := mockmodel.New(t, mockmodel.CallThenDone(mockmodel.RunShell("sleep 0.3; echo over-http")))
+	claude := agentcli.NewClaude(t, mock.URL())
+	claude.Allow = []string{"Bash"}
+	for _, ev := range claudeEvents {
+		claude.AddHook(ev, agentcli.Hook{Type: "http", URL: s.url + "/api/hooks/claude",
+			Headers: map[string]string{"X-Desk-Hook-Token": s.svc.Token()}})
+	}
+	w := s.watch("claude")
+	res := claude.Prompt("please run the command").Must(t)
+	if !strings.Contains(res.Stdout, "over-http") {
+		t.Fatalf("the command did not run:\n%s", res)
+	}
+	waitState(t, s, w, "ended", 5*time.Second)
+	seen := w.stop()
+	if !inOrder(seen, "working", "working running Running: sleep 0.3; echo over-http", "done", "ended") {
+		t.Fatalf("states seen through GET /api/agents:%s", looks(seen))
+	}
+	want := []string{"prompt", "tool_start", "tool_end", "stop", "session_end"}
+	if got := eventKinds(s.agent(w.id)); !slices.Equal(got, want) {
+		t.Errorf("events = %v, want %v", got, want)
+	}
+}

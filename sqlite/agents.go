@@ -295,15 +295,15 @@ func (tx *Tx) agentRow(session string) (int64, error) {
 	return id, err
 }
 
-// LoadAgents returns the sessions a starting server restores: every one not
-// ended, and ended ones updated since since, the most recently updated
-// first, at most limit, each with its last agent.RecentEvents events (raw
-// payloads left out) and every issue it touched.
+// LoadAgents returns the sessions a starting server restores: those
+// updated since since, the most recently updated first, at most limit,
+// each with its last agent.RecentEvents events (raw payloads left out) and
+// every issue it touched.
 func (db *DB) LoadAgents(ctx context.Context, since time.Time, limit int) ([]agent.Session, error) {
 	var out []agent.Session
 	err := db.view(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, snapshot FROM agent_sessions
-			WHERE state != 'ended' OR updated_at >= ? ORDER BY updated_at DESC LIMIT ?`, agentTime(since), limit)
+			WHERE updated_at >= ? ORDER BY updated_at DESC LIMIT ?`, agentTime(since), limit)
 		if err != nil {
 			return err
 		}

@@ -38,6 +38,8 @@ type DB struct {
 	write *sql.DB // one connection: this process writes one transaction at a time
 	read  *sql.DB // a small pool of query-only connections
 
+	writeStmts *stmtCache // the write transactions' prepared statements
+
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
 
@@ -101,6 +103,7 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 	db.write.SetMaxOpenConns(1)
 	db.write.SetMaxIdleConns(1)
 	db.write.SetConnMaxIdleTime(0)
+	db.writeStmts = newStmtCache(db.write)
 	if db.read, err = sql.Open("sqlite", dsn(path, true, rcache)); err != nil {
 		db.write.Close()
 		return nil, err
@@ -146,6 +149,9 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
 func (db *DB) Close() error {
+	if db.writeStmts != nil {
+		db.writeStmts.close()
+	}
 	var errs []error
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
@@ -201,6 +207,7 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	tx.commitFiles()
 	db.signalCommit()
+	db.writeStmts.prepareWanted(ctx)
 	return nil
 }
 

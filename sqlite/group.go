@@ -11,19 +11,7 @@ import (
 // SetParent makes an issue part of another one, or of none.
 func (db *DB) SetParent(ctx context.Context, id string, parent *string, actor string) (*desk.Issue, error) {
 	actor = cleanActor(actor, desk.OwnerActor)
-	var key string
-	err := db.update(ctx, func(tx *Tx) error {
-		r, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		key = r.ID
-		return tx.setParent(r, parent, actor)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return db.issueRow(ctx, key)
+	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error { return tx.setParent(r, parent, actor) })
 }
 
 func (tx *Tx) setParent(r *row, parent *string, actor string) error {

@@ -169,6 +169,12 @@ func (db *DB) UpdateIssue(ctx context.Context, id string, f desk.IssueFields, ac
 		return nil, err
 	}
 	actor = cleanActor(actor, desk.OwnerActor)
+	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error { return tx.updateIssue(r, f, actor) })
+}
+
+// writeIssue runs fn on the issue id stands for (following merges) in a
+// write transaction, and answers with the issue as it is then.
+func (db *DB) writeIssue(ctx context.Context, id string, fn func(tx *Tx, r *row) error) (*desk.Issue, error) {
 	var key string
 	err := db.update(ctx, func(tx *Tx) error {
 		r, _, err := resolve(ctx, tx, id)
@@ -176,7 +182,7 @@ func (db *DB) UpdateIssue(ctx context.Context, id string, f desk.IssueFields, ac
 			return err
 		}
 		key = r.ID
-		return tx.updateIssue(r, f, actor)
+		return fn(tx, r)
 	})
 	if err != nil {
 		return nil, err
@@ -280,13 +286,7 @@ func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.Is
 		return nil, err
 	}
 	actor = cleanActor(actor, desk.OwnerActor)
-	var key string
-	err := db.update(ctx, func(tx *Tx) error {
-		r, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		key = r.ID
+	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error {
 		if r.Status == status {
 			return nil
 		}
@@ -296,10 +296,6 @@ func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.Is
 		}
 		return tx.setStatus(r, p, status, actor, "")
 	})
-	if err != nil {
-		return nil, err
-	}
-	return db.issueRow(ctx, key)
 }
 
 // setStatus applies every rule of a status change: only the owner passes;

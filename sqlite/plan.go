@@ -17,13 +17,7 @@ func (db *DB) SetPlan(ctx context.Context, id string, steps []desk.Step, verific
 		}
 		verification = &v
 	}
-	var key string
-	err := db.update(ctx, func(tx *Tx) error {
-		r, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		key = r.ID
+	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error {
 		norm, err := desk.NormalizeSteps(steps, r.Plan.Steps)
 		if err != nil {
 			return err
@@ -51,10 +45,6 @@ func (db *DB) SetPlan(ctx context.Context, id string, steps []desk.Step, verific
 		_, err = tx.activity(r, actor, desk.ActPlan, detail)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return db.issueRow(ctx, key)
 }
 
 func (tx *Tx) savePlan(r *row, plan desk.Plan) error {
@@ -76,19 +66,7 @@ func (db *DB) UpdateStep(ctx context.Context, id string, n int, p desk.StepPatch
 		}
 		p.State = &s
 	}
-	var key string
-	err := db.update(ctx, func(tx *Tx) error {
-		r, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		key = r.ID
-		return tx.updateStep(r, n, p, actor)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return db.issueRow(ctx, key)
+	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error { return tx.updateStep(r, n, p, actor) })
 }
 
 func (tx *Tx) updateStep(r *row, n int, p desk.StepPatch, actor string) error {

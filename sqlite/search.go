@@ -274,6 +274,22 @@ func substringSearch(ctx context.Context, tx *sql.Tx, heads []*row, terms []desk
 	return sr, rows.Err()
 }
 
+// textByID runs a query of (id, text) rows for the ids given.
+func textByID(ctx context.Context, tx *sql.Tx, query string, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	err := eachRow(ctx, tx, query, []any{jsonIDs(ids)}, func(rs *sql.Rows) error {
+		var id int64
+		var text string
+		err := rs.Scan(&id, &text)
+		out[id] = text
+		return err
+	})
+	return out, err
+}
+
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
@@ -292,33 +308,13 @@ func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page m
 			comments = append(comments, sr.comment[id])
 		}
 	}
-	bodyText := map[int64]string{}
-	if len(bodies) > 0 {
-		err := eachRow(ctx, tx, `SELECT id, body FROM issues WHERE id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(bodies)},
-			func(rs *sql.Rows) error {
-				var id int64
-				var body string
-				err := rs.Scan(&id, &body)
-				bodyText[id] = body
-				return err
-			})
-		if err != nil {
-			return err
-		}
+	bodyText, err := textByID(ctx, tx, `SELECT id, body FROM issues WHERE id IN (SELECT value FROM json_each(?))`, bodies)
+	if err != nil {
+		return err
 	}
-	commentText := map[int64]string{}
-	if len(comments) > 0 {
-		err := eachRow(ctx, tx, `SELECT issue_id, text FROM comments WHERE id IN (SELECT value FROM json_each(?))`, []any{jsonIDs(comments)},
-			func(rs *sql.Rows) error {
-				var id int64
-				var text string
-				err := rs.Scan(&id, &text)
-				commentText[id] = text
-				return err
-			})
-		if err != nil {
-			return err
-		}
+	commentText, err := textByID(ctx, tx, `SELECT issue_id, text FROM comments WHERE id IN (SELECT value FROM json_each(?))`, comments)
+	if err != nil {
+		return err
 	}
 	for id, is := range page {
 		f := sr.fields[id]

@@ -1,0 +1,126 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"sync"
+)
+
+// stmtCache keeps prepared statements of a connection pool by their text.
+// SQLite compiles a statement, with every trigger it fires, each time it is
+// prepared, and the driver prepares on every call: a comment's write spent
+// about half its time compiling SQL it had compiled before.
+//
+// A statement cannot be prepared on the pool while a transaction holds the
+// only connection (the write pool has one), so a statement seen inside a
+// transaction is only noted there, and prepared once the transaction ends.
+type stmtCache struct {
+	db     *sql.DB
+	mu     sync.Mutex
+	stmts  map[string]*sql.Stmt
+	wanted map[string]bool
+}
+
+// maxCachedStmts bounds the cache; the store's queries are a few dozen
+// texts, and one built from its arguments is simply not kept.
+const maxCachedStmts = 200
+
+func newStmtCache(db *sql.DB) *stmtCache {
+	return &stmtCache{db: db, stmts: map[string]*sql.Stmt{}, wanted: map[string]bool{}}
+}
+
+// cacheable reports whether query is one plain statement: text with more
+// than one statement (a schema script) runs as it is.
+func cacheable(query string) bool {
+	if strings.ContainsRune(query, ';') {
+		return false
+	}
+	q := strings.ToUpper(strings.TrimSpace(query))
+	for _, verb := range []string{"SELECT", "INSERT", "UPDATE", "DELETE", "WITH", "REPLACE"} {
+		if strings.HasPrefix(q, verb) {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup returns the prepared statement of query, or nil after noting that
+// it is wanted.
+func (c *stmtCache) lookup(query string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.stmts[query]; st != nil {
+		return st
+	}
+	if len(c.stmts)+len(c.wanted) < maxCachedStmts && cacheable(query) {
+		c.wanted[query] = true
+	}
+	return nil
+}
+
+// prepareWanted prepares the statements noted since the last call. Call it
+// when this goroutine holds no connection of the pool.
+func (c *stmtCache) prepareWanted(ctx context.Context) {
+	c.mu.Lock()
+	if len(c.wanted) == 0 {
+		c.mu.Unlock()
+		return
+	}
+	queries := make([]string, 0, len(c.wanted))
+	for q := range c.wanted {
+		queries = append(queries, q)
+	}
+	c.wanted = map[string]bool{}
+	c.mu.Unlock()
+	for _, q := range queries {
+		st, err := c.db.PrepareContext(ctx, q)
+		if err != nil {
+			continue // it keeps running unprepared, and reports its own error
+		}
+		c.mu.Lock()
+		if c.stmts[q] == nil {
+			c.stmts[q], st = st, nil
+		}
+		c.mu.Unlock()
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (c *stmtCache) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for q, st := range c.stmts {
+		st.Close()
+		delete(c.stmts, q)
+	}
+}
+
+// The write transaction's queries go through the cache: every helper that
+// takes a *Tx (or a queryer holding one) gets prepared statements.
+
+// ExecContext runs a statement of the transaction.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := tx.db.writeStmts.lookup(query); st != nil {
+		return tx.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.Tx.ExecContext(ctx, query, args...)
+}
+
+// QueryContext runs a query of the transaction.
+func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := tx.db.writeStmts.lookup(query); st != nil {
+		return tx.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	}
+	return tx.Tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query of the transaction that returns one row.
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := tx.db.writeStmts.lookup(query); st != nil {
+		return tx.Tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	}
+	return tx.Tx.QueryRowContext(ctx, query, args...)
+}

@@ -163,11 +163,17 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
+// restoreWithin is how recently a session must have been heard from to be
+// restored: one silent for longer is most likely gone without saying so,
+// and would only read unknown. The store keeps it for its history.
+const restoreWithin = 24 * time.Hour
+
 // restore loads the sessions the store kept into the tracker, with the
-// launch fences their generations imply.
+// launch fences their generations imply. The tracker forgets the ended
+// ones on its own once they are older than its retention.
 func (s *Service) restore(ctx context.Context) error {
 	now := s.opts.Now()
-	sessions, err := s.store.LoadAgents(ctx, now.Add(-s.tracker.Timers.Retention), agent.MaxSessions)
+	sessions, err := s.store.LoadAgents(ctx, now.Add(-restoreWithin), agent.MaxSessions)
 	if err != nil {
 		return fmt.Errorf("restore agent sessions: %w", err)
 	}

@@ -290,3 +290,4 @@ func reload() chromedp.Action[chromedp.Void] {
 func ctrlEnter() chromedp.Action[chromedp.Void] {
 	return chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl))
 }
+

@@ -238,8 +238,10 @@ func TestSendToGameShowsWhoPickedItUp(t *testing.T) {
 		t.Errorf("the first command shows %q though only the second was sent", got)
 	}
 
-	// The s key sends the first command.
+	// y copies the first command, s sends it.
 	p.do(focusList())
+	p.key("y")
+	p.waitFor("the copy toast", `document.getElementById('toasts').textContent.includes('Copied: /goto 1240 12 -380 yaw 90; /time 17:30')`)
 	p.key("s")
 	p.waitFor("the first command waiting", `document.querySelectorAll('.send-state')[0].textContent === 'Waiting for the game…'`)
 }

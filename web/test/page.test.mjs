@@ -68,4 +68,8 @@ test('the first rows wait only for the modules preloaded at normal priority', ()
   assert.ok(low.size > 10, 'the issue view and the dialogs are deferred');
   for (const rel of staticGraph('js/main.js')) assert.ok(!low.has(rel), `${rel} is deferred but main.js imports it statically`);
   for (const rel of staticGraph('js/prefetch.js')) assert.ok(!low.has(rel), `${rel} is needed by the early list request`);
+  // And the other way round: nothing waits at normal priority that the first rows do not need.
+  const first = new Set([...staticGraph('js/main.js'), ...staticGraph('js/prefetch.js')]);
+  const normal = [...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)">/g)].map((m) => m[1]);
+  for (const rel of normal) assert.ok(first.has(rel), `${rel} is preloaded at normal priority but the first rows do not need it`);
 });

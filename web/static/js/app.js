@@ -6,9 +6,10 @@
 // so a slow response never replaces a view the owner has since left.
 //
 // The list is what the owner sees first, so only its modules load before
-// the first rows; the issue view, the handoff, the agents view and the
-// dialogs load right after (their files are preloaded at low priority) and
-// the right pane is drawn when they are there.
+// the first rows. The rest of the frame (top bar, keys, splitter, the live
+// connection) and then the issue view, the handoff, the agents view and the
+// dialogs load right after (their files are preloaded at low priority); each
+// part draws itself when it is there.
 
 import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort } from './api.js';
 import { Latest } from './latest.js';
@@ -23,14 +24,8 @@ import { fileToAttachment, filesOf } from './files.js';
 import { toast, toastError } from './toast.js';
 import { plural } from './format.js';
 import { h, isTyping } from './dom.js';
-import { cycleTheme } from './theme.js';
-import { LiveClient } from './live-client.js';
-import { installKeyboard } from './keyboard.js';
-import { installSplitter } from './splitter.js';
 import { installPopoverDismiss } from './build-controls.js';
-import { TopBar } from './top-bar.js';
 import { ListPane } from './list/list-pane.js';
-import { dialogOpen } from './dialogs/dialog.js';
 
 // How long a changed row or timeline entry stays highlighted.
 const FRESH_MS = 2600;
@@ -78,7 +73,10 @@ export class DeskApp {
       return prefix && id.toUpperCase().startsWith(`${prefix}-`) ? `#/${this.slug}/${id}` : null;
     };
 
-    this.topBar = new TopBar(this);
+    /** @type {import('./top-bar.js').TopBar|null} */
+    this.topBar = null;
+    /** @type {import('./live-client.js').LiveClient|null} */
+    this.live = null;
     this.listPane = new ListPane(document.getElementById('list-pane'), this);
     this.detailPane = document.getElementById('detail-pane');
     this.agentsPane = document.getElementById('agents-pane');
@@ -91,27 +89,38 @@ export class DeskApp {
     this.workspace = document.getElementById('workspace');
     this.liveState = document.getElementById('live-state');
 
-    this.live = new LiveClient({
-      onChange: (changes) => this.liveChanges(changes),
-      onRefresh: () => this.refresh({ quiet: true }),
-      onResync: () => this.refresh({ quiet: true }),
-      onMode: (mode) => this.showLiveMode(mode),
-    });
   }
 
   start() {
-    installKeyboard(this);
-    installSplitter(document.getElementById('splitter'), this.workspace);
     installPopoverDismiss();
     addEventListener('hashchange', () => this.onRoute());
     document.addEventListener('paste', (e) => this.paste(e));
     this.loadProjects();
     this.onRoute();
+    this.chrome = Promise.all([
+      import('./top-bar.js'),
+      import('./live-client.js'),
+      import('./keyboard.js'),
+      import('./splitter.js'),
+    ]).then(([topBar, live, keyboard, splitter]) => {
+      this.topBar = new topBar.TopBar(this);
+      this.topBar.render();
+      keyboard.installKeyboard(this);
+      splitter.installSplitter(document.getElementById('splitter'), this.workspace);
+      this.live = new live.LiveClient({
+        onChange: (changes) => this.liveChanges(changes),
+        onRefresh: () => this.refresh({ quiet: true }),
+        onResync: () => this.refresh({ quiet: true }),
+        onMode: (mode) => this.showLiveMode(mode),
+      });
+      this.live.follow(this.route.agents ? null : this.slug);
+    });
     this.views = Promise.all([
+      loadStyle('/css/detail.css'),
       import('./detail/detail-view.js'),
       import('./handoff-view.js'),
       import('./agents/agents-view.js'),
-    ]).then(([detail, handoff, agents]) => {
+    ]).then(([, detail, handoff, agents]) => {
       this.detailView = new detail.DetailView(this.detailPane, this);
       this.handoffView = new handoff.HandoffView(this.detailPane, this);
       this.agentsView = new agents.AgentsView(this.agentsPane);
@@ -142,7 +151,7 @@ export class DeskApp {
     this.agentsPane.hidden = !route.agents;
     document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff));
     if (route.agents) {
-      this.live.follow(null);
+      this.live?.follow(null);
     } else if (!route.project) {
       this.chooseProject();
       return;
@@ -152,7 +161,7 @@ export class DeskApp {
     if (route.issue) this.setCursor(route.issue, { reveal: true });
     this.showPane();
     this.listPane.view.refresh();
-    this.topBar.render();
+    this.topBar?.render();
   }
 
   /** Draws the right pane (or the agents view) for the route, once its modules are loaded. */
@@ -196,7 +205,7 @@ export class DeskApp {
     this.listPane.render();
     this.listPane.showMessage(welcome(this));
     this.detailView?.showEmpty();
-    this.topBar.render();
+    this.topBar?.render();
   }
 
   enterProject(slug) {
@@ -218,10 +227,10 @@ export class DeskApp {
     this.detail = null;
     this.listPane.view.clear();
     this.listPane.view.firstPaint = false;
-    this.topBar.search.value = this.filters.q;
+    if (this.topBar) this.topBar.search.value = this.filters.q;
     this.loadList();
     this.loadProject();
-    this.live.follow(slug);
+    this.live?.follow(slug);
   }
 
   switchProject(slug) {
@@ -238,7 +247,7 @@ export class DeskApp {
       this.projects = data.projects || [];
       this.projectsLoaded = true;
       if (!this.project && this.slug) this.project = this.projects.find((p) => p.slug === this.slug) || null;
-      this.topBar.render();
+      this.topBar?.render();
     } catch (err) {
       if (!isAbort(err) && req.current()) toastError(err, 'Could not load the projects');
     }
@@ -257,7 +266,7 @@ export class DeskApp {
       if (!this.list.loaded) this.listPane.render();
       // An issue drawn before the project was known gets its issue links now.
       if (first && this.detail && !this.detailView.isEditing()) this.showDetail(this.detail);
-      this.topBar.render();
+      this.topBar?.render();
       if (!this.route.issue && !this.route.handoff && !this.route.agents) this.detailView?.showEmpty();
     } catch (err) {
       if (isAbort(err) || !req.current()) return;
@@ -322,7 +331,7 @@ export class DeskApp {
     this.listError = null;
     this.rebuildModel();
     this.listPane.render();
-    this.topBar.render();
+    this.topBar?.render();
   }
 
   rebuildModel() {
@@ -584,7 +593,7 @@ export class DeskApp {
 
   resetFilters() {
     this.filters = defaultFilters();
-    this.topBar.search.value = '';
+    if (this.topBar) this.topBar.search.value = '';
     this.filtersChanged();
   }
 
@@ -900,8 +909,7 @@ export class DeskApp {
   }
 
   cycleTheme() {
-    cycleTheme();
-    this.topBar.showTheme();
+    this.topBar?.cycleTheme();
   }
 
   focusQuickAdd() {
@@ -909,7 +917,7 @@ export class DeskApp {
   }
 
   focusSearch() {
-    this.topBar.focusSearch();
+    this.topBar?.focusSearch();
   }
 
   focusList() {
@@ -919,7 +927,7 @@ export class DeskApp {
   // Ctrl+V anywhere on the open issue (outside a text field) adds the
   // screenshot to the composer; the quick-add field keeps its own pastes.
   paste(e) {
-    if (!this.detail || dialogOpen()) return;
+    if (!this.detail || document.querySelector('dialog[open]')) return;
     const files = filesOf(e.clipboardData);
     if (!files.length) return;
     if (isTyping(e.target) && !this.detailPane.contains(e.target)) return;
@@ -927,6 +935,17 @@ export class DeskApp {
     this.detailView?.composer()?.addFiles(files);
     toast(`${plural(files.length, 'screenshot')} added to the answer`);
   }
+}
+
+// Adds a stylesheet to the page; resolves when it applies (or failed, so
+// that a missing style never keeps the issue view away).
+function loadStyle(href) {
+  return new Promise((resolve) => {
+    const link = h('link', { rel: 'stylesheet', href });
+    link.addEventListener('load', resolve);
+    link.addEventListener('error', resolve);
+    document.head.append(link);
+  });
 }
 
 function emptyList() {

@@ -290,4 +290,3 @@ func reload() chromedp.Action[chromedp.Void] {
 func ctrlEnter() chromedp.Action[chromedp.Void] {
 	return chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl))
 }
-

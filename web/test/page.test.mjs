@@ -18,7 +18,7 @@ function files(dir, ext) {
 }
 
 // Classic scripts: the theme runs before any module, the worker is a worker.
-const CLASSIC = new Set(['js/theme-boot.js', 'js/live-worker.js']);
+const CLASSIC = new Set(['js/boot.js', 'js/live-worker.js']);
 
 test('every module is preloaded by index.html and every preload exists', () => {
   const modules = files(join(root, 'js'), '.js').map((p) => relative(root, p)).filter((p) => !CLASSIC.has(p));
@@ -67,9 +67,8 @@ test('the first rows wait only for the modules preloaded at normal priority', ()
   const low = new Set([...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)" fetchpriority="low">/g)].map((m) => m[1]));
   assert.ok(low.size > 10, 'the issue view and the dialogs are deferred');
   for (const rel of staticGraph('js/main.js')) assert.ok(!low.has(rel), `${rel} is deferred but main.js imports it statically`);
-  for (const rel of staticGraph('js/prefetch.js')) assert.ok(!low.has(rel), `${rel} is needed by the early list request`);
   // And the other way round: nothing waits at normal priority that the first rows do not need.
-  const first = new Set([...staticGraph('js/main.js'), ...staticGraph('js/prefetch.js')]);
+  const first = staticGraph('js/main.js');
   const normal = [...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)">/g)].map((m) => m[1]);
   for (const rel of normal) assert.ok(first.has(rel), `${rel} is preloaded at normal priority but the first rows do not need it`);
 });

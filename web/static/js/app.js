@@ -13,7 +13,7 @@
 
 import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort } from './api.js';
 import { Latest } from './latest.js';
-import { takePrefetch } from './prefetch.js';
+import { takeEarlyList } from './early-list.js';
 import { parseRoute, formatRoute } from './router.js';
 import { prefs } from './prefs.js';
 import { defaultFilters, cleanFilters, listQuery, viewLimit, FIRST_PAGE } from './list-query.js';
@@ -297,7 +297,7 @@ export class DeskApp {
     const sameQuery = this.list.url === url;
     if (!live) this.listPane.setLoading(true);
     try {
-      const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal, response: takePrefetch(url) });
+      const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal, response: takeEarlyList(url) });
       if (!req.current() || slug !== this.slug) return;
       this.listPane.setLoading(false);
       if (!res.unchanged) this.applyList(res.data, url, res.etag, live && sameQuery);

@@ -23,7 +23,7 @@ function write(key, value) {
 }
 
 export const prefs = {
-  // The theme is stored as a bare word because theme-boot.js reads it before any module runs.
+  // The theme is stored as a bare word because boot.js reads it before any module runs.
   theme: () => {
     try {
       return localStorage.getItem(PREFIX + 'theme') || 'system';

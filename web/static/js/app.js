@@ -11,9 +11,7 @@
 // dialogs load right after (their files are preloaded at low priority); each
 // part draws itself when it is there.
 
-import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort } from './api.js';
-import { Latest } from './latest.js';
-import { takeEarlyList } from './early-list.js';
+import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort, Latest, takeEarlyList } from './api.js';
 import { parseRoute, formatRoute } from './router.js';
 import { prefs } from './prefs.js';
 import { defaultFilters, cleanFilters, listQuery, viewLimit, FIRST_PAGE } from './list-query.js';
@@ -23,8 +21,7 @@ import { STATUSES, OWNER } from './enums.js';
 import { fileToAttachment, filesOf } from './files.js';
 import { toast, toastError } from './toast.js';
 import { plural } from './format.js';
-import { h, isTyping } from './dom.js';
-import { installPopoverDismiss } from './build-controls.js';
+import { h, isTyping, installPopoverDismiss } from './dom.js';
 import { ListPane } from './list/list-pane.js';
 
 // How long a changed row or timeline entry stays highlighted.

@@ -90,21 +90,3 @@ export function issueBuildCard(issue) {
     buildButtons(build, (a) => paths.issueBuild(issue.id, a)),
   );
 }
-
-/** Closes any open popover when the owner clicks elsewhere or presses Esc. Installed once. */
-export function installPopoverDismiss() {
-  const closeAll = (except) => {
-    for (const pop of document.querySelectorAll('.popover:not([hidden])')) {
-      if (except && pop.parentElement.contains(except)) continue;
-      pop.hidden = true;
-      pop.parentElement.querySelector('[aria-expanded]')?.setAttribute('aria-expanded', 'false');
-    }
-  };
-  document.addEventListener('click', (e) => closeAll(e.target));
-  document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape' && document.querySelector('.popover:not([hidden])')) {
-      closeAll(null);
-      e.stopPropagation();
-    }
-  }, true);
-}

@@ -2,6 +2,13 @@
 // nodes, so nothing here can turn data into markup; and no style attribute
 // is ever written, which the page's Content Security Policy would refuse.
 
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Escapes text (for the few places that build HTML text, such as list rows) for use in HTML content and quoted attribute values. */
+export function escapeHtml(text) {
+  return String(text ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
 /**
  * Creates an element.
  *   h('button', {class: 'primary', onclick: fn, 'aria-label': 'Close'}, 'Close')
@@ -83,4 +90,22 @@ export function icon(name, label) {
   use.setAttribute('href', `#i-${name}`);
   svg.append(use);
   return svg;
+}
+
+/** Closes any open .popover when the owner clicks elsewhere or presses Esc. Installed once. */
+export function installPopoverDismiss() {
+  const closeAll = (except) => {
+    for (const pop of document.querySelectorAll('.popover:not([hidden])')) {
+      if (except && pop.parentElement.contains(except)) continue;
+      pop.hidden = true;
+      pop.parentElement.querySelector('[aria-expanded]')?.setAttribute('aria-expanded', 'false');
+    }
+  };
+  document.addEventListener('click', (e) => closeAll(e.target));
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && document.querySelector('.popover:not([hidden])')) {
+      closeAll(null);
+      e.stopPropagation();
+    }
+  }, true);
 }

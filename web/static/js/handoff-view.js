@@ -3,8 +3,7 @@
 // changes since the previous version. It follows live saves while open.
 
 import { h, icon, replaceChildren } from './dom.js';
-import { getJSON, postJSON, paths, isAbort } from './api.js';
-import { Latest } from './latest.js';
+import { getJSON, postJSON, paths, isAbort, Latest } from './api.js';
 import { renderMarkdown } from './markdown.js';
 import { parseUnifiedDiff, diffStats } from './diff.js';
 import { formatDateTime, timeAgo } from './format.js';

@@ -10,12 +10,9 @@
 // and task lists (nested by indentation), tables, rules, links, autolinks,
 // images, and issue references such as MG-3.
 
-const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+import { escapeHtml } from './dom.js';
 
-/** Escapes text for use in HTML content and quoted attribute values. */
-export function escapeHtml(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
+export { escapeHtml };
 
 /**
  * Renders markdown to an HTML string.

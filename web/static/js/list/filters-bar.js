@@ -3,7 +3,6 @@
 
 import { h, replaceChildren, select } from '../dom.js';
 import { STATUSES, KINDS, PRIORITIES, SORTS, statusLabel } from '../enums.js';
-import { buildPill } from '../build-controls.js';
 
 const VIEWS = [
   ['triage', 'Triage', 'Everything by what needs you first (b switches to the backlog)'],
@@ -42,7 +41,10 @@ export class FiltersBar {
     const sort = select({ 'aria-label': 'Sort', onchange: (e) => app.setFilter('sort', e.target.value) }, sortOptions, f.sort);
     if (app.view === 'backlog') sort.disabled = true;
 
-    const views = h('div', { class: 'filter-row' }, viewSwitch, h('span', { class: 'spacer' }), buildPill(app));
+    // The build pill's module loads only for projects that publish builds.
+    const build = h('span', { class: 'build-slot' });
+    if (app.project?.builds_enabled) import('../build-controls.js').then((m) => build.replaceChildren(m.buildPill(app) || ''));
+    const views = h('div', { class: 'filter-row' }, viewSwitch, h('span', { class: 'spacer' }), build);
     const selects = h('div', { class: 'filter-row selects' }, kind, priority, area, app.view === 'backlog' ? null : sort);
     const statuses = app.view === 'backlog'
       ? h('div', { class: 'filter-row muted' }, 'Open and in-progress work by priority, then size, then area.')

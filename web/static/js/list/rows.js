@@ -3,7 +3,7 @@
 // value goes through escapeHtml, and there are no style attributes, which
 // the Content Security Policy would block.
 
-import { escapeHtml } from '../markdown.js';
+import { escapeHtml } from '../dom.js';
 import { statusLabel } from '../enums.js';
 import { timeAgo } from '../format.js';
 import { sizeSummary } from '../list-model.js';

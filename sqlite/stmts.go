@@ -98,8 +98,11 @@ func (c *stmtCache) close() {
 	}
 }
 
-// The write transaction's queries go through the cache: every helper that
-// takes a *Tx (or a queryer holding one) gets prepared statements.
+// The write transaction's statements and one-row queries go through the
+// cache: every helper that takes a *Tx (or a queryer holding one) gets
+// prepared statements. Queries that return rows to iterate do not: one
+// prepared statement cannot serve a second use of the same text while the
+// first one's rows are still open.
 
 // ExecContext runs a statement of the transaction.
 func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
@@ -107,14 +110,6 @@ func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 		return tx.Tx.StmtContext(ctx, st).ExecContext(ctx, args...)
 	}
 	return tx.Tx.ExecContext(ctx, query, args...)
-}
-
-// QueryContext runs a query of the transaction.
-func (tx *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	if st := tx.db.writeStmts.lookup(query); st != nil {
-		return tx.Tx.StmtContext(ctx, st).QueryContext(ctx, args...)
-	}
-	return tx.Tx.QueryContext(ctx, query, args...)
 }
 
 // QueryRowContext runs a query of the transaction that returns one row.

@@ -1,0 +1,85 @@
+package sqlite
+
+import (
+	"context"
+	"testing"
+
+	"desk"
+)
+
+// A statement a write runs is prepared once the write commits and then
+// reused, with the same results; a script of several statements and a
+// query whose rows are iterated never are.
+func TestWritesReusePreparedStatementsAfterTheirFirstCommit(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	const insert = `INSERT INTO meta (key, value) VALUES (?, ?)`
+	const script = `INSERT INTO meta (key, value) VALUES ('a', '1'); INSERT INTO meta (key, value) VALUES ('b', '2')`
+	const iterate = `SELECT key FROM meta ORDER BY key`
+	keys := func() []string {
+		var out []string
+		err := db.update(ctx, func(tx *Tx) error {
+			rows, err := tx.QueryContext(ctx, iterate)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var k string
+				if err := rows.Scan(&k); err != nil {
+					return err
+				}
+				out = append(out, k)
+			}
+			return rows.Err()
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, key := range []string{"x1", "x2", "x3"} {
+		err := db.update(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, insert, key, "v"); err != nil {
+				return err
+			}
+			var n int
+			return tx.QueryRowContext(ctx, `SELECT count(*) FROM meta WHERE key = ?`, key).Scan(&n)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db.writeStmts.stmts[insert] == nil {
+			t.Fatalf("after writing %s the insert is not prepared", key)
+		}
+	}
+	if err := db.update(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, script); return err }); err != nil {
+		t.Fatal(err)
+	}
+	got := keys()
+	keys()
+	want := map[string]bool{"a": true, "b": true, "x1": true, "x2": true, "x3": true}
+	for _, k := range got {
+		delete(want, k)
+	}
+	if len(want) > 0 {
+		t.Fatalf("missing rows %v in %v", want, got)
+	}
+	if db.writeStmts.stmts[script] != nil || db.writeStmts.stmts[iterate] != nil {
+		t.Fatal("a script or an iterated query was cached")
+	}
+	// A failing statement fails the same way, cached or not.
+	for i := 0; i < 2; i++ {
+		err := db.update(ctx, func(tx *Tx) error { _, err := tx.ExecContext(ctx, insert, "x1", "again"); return err })
+		if !isUnique(err) {
+			t.Fatalf("duplicate key, try %d: %v", i+1, err)
+		}
+	}
+}

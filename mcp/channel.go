@@ -15,6 +15,13 @@ import (
 // the session: <channel source="desk" issue=... event=... project=...>.
 const ChannelMethod = "notifications/claude/channel"
 
+// channelGrace is how long after the handshake the channel holds what it
+// has to tell. Claude Code listens for channel messages only once it has
+// looked at the server's tools, a few hundred milliseconds after the
+// handshake, and drops what comes earlier; what happens in the meantime is
+// told when the grace ends.
+const channelGrace = 2 * time.Second
+
 // channelState is the live channel of one server: whether the client
 // loaded it, and the goroutine that follows the desk while it runs.
 type channelState struct {
@@ -109,13 +116,25 @@ func (s *Server) followOwner(ctx context.Context, project string) {
 	}()
 	tick := time.NewTicker(notify.HeartbeatEvery)
 	defer tick.Stop()
+	grace := time.NewTimer(channelGrace)
+	defer grace.Stop()
+	ready := false
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 			beat()
+		case <-grace.C:
+			ready = true
+			select {
+			case wake <- struct{}{}:
+			default:
+			}
 		case <-wake:
+			if !ready {
+				continue // told when the grace ends: the cursor has not moved
+			}
 			next, err := s.pushOwnerEvents(ctx, project, cursor)
 			if err != nil {
 				if ctx.Err() == nil {

@@ -98,6 +98,13 @@ func TestChannelPushesOwnerEventsWithinASecond(t *testing.T) {
 		t.Fatalf("heartbeat %s (%v)", b, err)
 	}
 
+	// What the owner says while the client is still getting ready is held
+	// for the first couple of seconds, then told, not lost.
+	f.ownerSays("MG-1", "early words", "")
+	if m := expectMsg(t, got, 4*time.Second); !strings.Contains(m.Content, "early words") {
+		t.Errorf("first message %q", m.Content)
+	}
+
 	// An agent's comment and the owner's words on another project are not
 	// the owner's activity on this one.
 	if _, _, err := f.db.AddComment(ctx, "MG-1", desk.CommentInput{Author: "codex", Text: "working on it"}); err != nil {
@@ -191,6 +198,6 @@ func TestChannelStaysQuietForDelegatedJobsAndOtherLeads(t *testing.T) {
 	notLead := f.channelClient("DESK_CHANNEL=on", "CLAUDE_CODE_SESSION_ID=s2")
 	waitFile(t, f.heartbeat(), false)
 	f.ownerSays("MG-1", "anyone there?", "")
-	expectNone(t, delegated, 800*time.Millisecond)
+	expectNone(t, delegated, 3*time.Second)
 	expectNone(t, notLead, 10*time.Millisecond)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"desk"
+	"desk/sqlite"
 )
 
 // The compact forms below are what agents read. They leave out what is
@@ -110,22 +111,21 @@ func nonZero(m map[string]int) map[string]int {
 // timeline entries, and what it is linked to.
 type detail struct {
 	*brief
-	RedirectedFrom string            `json:"redirected_from,omitempty"`
-	CreatedAt      string            `json:"created_at"`
-	ClosedAt       string            `json:"closed_at,omitempty"`
-	BuildInfo      *desk.BuildRef    `json:"build_info,omitempty"`
-	Steps          []step            `json:"steps,omitempty"`
-	Verification   string            `json:"verification,omitempty"`
-	ParentTitle    string            `json:"parent_title,omitempty"`
-	ChildList      []desk.ChildInfo  `json:"child_issues,omitempty"`
-	MergedSources  []string          `json:"merged_sources,omitempty"`
-	Files          []string          `json:"files,omitempty"` // issue attachments: "name (mime, size)"
-	CommentList    []comment         `json:"comments,omitempty"`
-	EarlierComms   int               `json:"earlier_comments,omitempty"`
-	Timeline       []timelineEntry   `json:"activity,omitempty"`
-	EarlierAct     int               `json:"earlier_activity,omitempty"`
-	SentCommands   []sentCommand     `json:"sent_commands,omitempty"`
-	Extra          map[string]string `json:"-"`
+	RedirectedFrom string           `json:"redirected_from,omitempty"`
+	CreatedAt      string           `json:"created_at"`
+	ClosedAt       string           `json:"closed_at,omitempty"`
+	BuildInfo      *desk.BuildRef   `json:"build_info,omitempty"`
+	Steps          []step           `json:"steps,omitempty"`
+	Verification   string           `json:"verification,omitempty"`
+	ParentTitle    string           `json:"parent_title,omitempty"`
+	ChildList      []desk.ChildInfo `json:"child_issues,omitempty"`
+	MergedSources  []string         `json:"merged_sources,omitempty"`
+	Files          []string         `json:"files,omitempty"` // issue attachments: "name (mime, size)"
+	CommentList    []comment        `json:"comments,omitempty"`
+	EarlierComms   int              `json:"earlier_comments,omitempty"`
+	Timeline       []timelineEntry  `json:"activity,omitempty"`
+	EarlierAct     int              `json:"earlier_activity,omitempty"`
+	SentCommands   []sentCommand    `json:"sent_commands,omitempty"`
 }
 
 type step struct {
@@ -172,11 +172,13 @@ func fileLabel(a *desk.Attachment) string {
 	return a.Filename + " (" + a.Mime + ", " + strconv.FormatInt(a.Size, 10) + " B)"
 }
 
-// detailOf shapes an issue's detail, keeping the newest nComments comments
-// and nActivity timeline entries.
-func detailOf(d *desk.IssueDetail, nComments, nActivity int) *detail {
+// detailOf shapes an issue's detail as the store read it: with its newest
+// comments and timeline entries, and how many earlier ones there are.
+func detailOf(t *sqlite.IssueTail) *detail {
+	d := t.IssueDetail
 	out := &detail{brief: compact(&d.Issue, true), RedirectedFrom: d.RedirectedFrom, CreatedAt: d.CreatedAt,
-		BuildInfo: d.Build, Verification: d.Plan.Verification, ChildList: d.Children}
+		BuildInfo: d.Build, Verification: d.Plan.Verification, ChildList: d.Children,
+		EarlierComms: t.EarlierComments, EarlierAct: t.EarlierActivity}
 	out.brief.Build = ""
 	if d.ClosedAt != nil {
 		out.ClosedAt = *d.ClosedAt
@@ -195,12 +197,7 @@ func detailOf(d *desk.IssueDetail, nComments, nActivity int) *detail {
 			out.Files = append(out.Files, fileLabel(a))
 		}
 	}
-	comments := d.Comments
-	if len(comments) > nComments {
-		out.EarlierComms = len(comments) - nComments
-		comments = comments[len(comments)-nComments:]
-	}
-	for _, c := range comments {
+	for _, c := range d.Comments {
 		cc := comment{ID: c.ID, Author: c.Author, Text: c.Text, At: c.CreatedAt}
 		if c.Verdict != nil {
 			cc.Verdict = *c.Verdict
@@ -213,12 +210,7 @@ func detailOf(d *desk.IssueDetail, nComments, nActivity int) *detail {
 		}
 		out.CommentList = append(out.CommentList, cc)
 	}
-	acts := d.Activity
-	if len(acts) > nActivity {
-		out.EarlierAct = len(acts) - nActivity
-		acts = acts[len(acts)-nActivity:]
-	}
-	for _, a := range acts {
+	for _, a := range d.Activity {
 		e := timelineEntry{At: a.CreatedAt, Actor: a.Actor, Action: a.Action}
 		if det := strings.TrimSpace(string(a.Detail)); det != "" && det != "{}" && det != "null" {
 			e.Detail = a.Detail

@@ -71,9 +71,10 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	// An MCP server lives as long as its session, one per agent: it keeps
-	// a small store (two readers, small page caches) so that twenty of
-	// them cost little.
-	db, err := sqlite.Open(ctx, opts.DataDir, sqlite.Options{Readers: 2, CacheKiB: 2048})
+	// a small store (two readers, 1 MiB page caches) so that twenty of
+	// them cost little. The operating system's file cache still holds the
+	// database; SQLite's own cache only saves the copy.
+	db, err := sqlite.Open(ctx, opts.DataDir, sqlite.Options{Readers: 2, CacheKiB: 1024})
 	if err != nil {
 		return err
 	}

@@ -197,11 +197,11 @@ func search(ctx context.Context, s *Server, a *args) (any, error) {
 }
 
 func getIssue(ctx context.Context, s *Server, a *args) (any, error) {
-	d, err := s.db.Issue(ctx, a.str("id"))
+	t, err := s.db.IssueTail(ctx, a.str("id"), a.integer("comments", 30), a.integer("activity", 15))
 	if err != nil {
 		return nil, err
 	}
-	return detailOf(d, a.integer("comments", 30), a.integer("activity", 15)), nil
+	return detailOf(t), nil
 }
 
 // itoa is strconv.Itoa, for the one-line answers.

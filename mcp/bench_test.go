@@ -1,0 +1,170 @@
+package mcp_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"desk/bench/benchdesk"
+	"desk/bench/gen"
+	"desk/link"
+)
+
+// BenchmarkMCP measures tool calls as an agent makes them: the official
+// SDK's client over a stdio pipe to a real `desk mcp` process, on the
+// generated desk in Pair Desk's measured shape (2,055 issues in the main
+// project, 531 comments on its busiest issue). Each call is timed from the
+// client's request to its decoded answer. serial: one client; 20-clients:
+// twenty server processes called at once, as twenty agents would. It also
+// reports the peak resident memory of the server processes (VmHWM).
+//
+// scripts/bench-mcp-hooks.sh runs it; BENCH_CALLS sets the calls per tool
+// and client.
+func BenchmarkMCP(b *testing.B) {
+	d := benchdesk.New(b, gen.PairDesk, 1)
+	repo := filepath.Join(b.TempDir(), "repo")
+	os.MkdirAll(repo, 0o755)
+	if err := link.Write(d.Dir, repo, d.Summary.Main); err != nil {
+		b.Fatal(err)
+	}
+	calls := 200
+	if n, err := strconv.Atoi(os.Getenv("BENCH_CALLS")); err == nil && n > 0 {
+		calls = n
+	}
+	rich := d.Summary.Rich
+	tools := []struct {
+		name string
+		tool string
+		args func(i int) map[string]any
+	}{
+		{"list50", "list_issues", func(int) map[string]any {
+			return map[string]any{"sort": "backlog", "status": []string{"open", "in_progress"}, "limit": 50}
+		}},
+		{"get-rich", "get_issue", func(int) map[string]any { return map[string]any{"id": rich} }},
+		{"comment-rich", "comment", func(i int) map[string]any {
+			return map[string]any{"id": rich, "text": fmt.Sprintf("benchmark comment %d", i)}
+		}},
+		{"progress", "progress", func(i int) map[string]any {
+			return map[string]any{"id": rich, "text": fmt.Sprintf("landed part %d", i)}
+		}},
+		{"handoff", "get_handoff", func(int) map[string]any { return map[string]any{} }},
+	}
+
+	start := func(b *testing.B) (*sdk.ClientSession, *exec.Cmd) {
+		cmd := exec.Command(deskBin, "--data", d.Dir, "mcp")
+		cmd.Dir, cmd.Env = repo, environ(append([]string{"DESK_CLIENT=bench"}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...)
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs, cmd
+	}
+	timeCall := func(b *testing.B, cs *sdk.ClientSession, tool string, args map[string]any) time.Duration {
+		t0 := time.Now()
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
+		el := time.Since(t0)
+		if err != nil || res.IsError {
+			b.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		return el
+	}
+
+	b.Run("serial", func(b *testing.B) {
+		cs, cmd := start(b)
+		defer cs.Close()
+		for _, tl := range tools {
+			b.Run(tl.name, func(b *testing.B) {
+				for i := range 3 {
+					timeCall(b, cs, tl.tool, tl.args(i))
+				}
+				var times []time.Duration
+				for b.Loop() {
+					for i := range calls {
+						times = append(times, timeCall(b, cs, tl.tool, tl.args(i)))
+					}
+				}
+				report(b, times)
+			})
+		}
+		b.ReportMetric(peakRSS(cmd.Process.Pid), "peak-rss-MB")
+	})
+
+	b.Run("20-clients", func(b *testing.B) {
+		const clients = 20
+		sessions := make([]*sdk.ClientSession, clients)
+		cmds := make([]*exec.Cmd, clients)
+		for i := range sessions {
+			sessions[i], cmds[i] = start(b)
+			defer sessions[i].Close()
+		}
+		rounds := max(10, calls/clients)
+		for _, tl := range tools {
+			b.Run(tl.name, func(b *testing.B) {
+				var mu sync.Mutex
+				var times []time.Duration
+				for b.Loop() {
+					var wg sync.WaitGroup
+					for c, cs := range sessions {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							var mine []time.Duration
+							for r := range rounds {
+								mine = append(mine, timeCall(b, cs, tl.tool, tl.args(c*1000+r)))
+							}
+							mu.Lock()
+							times = append(times, mine...)
+							mu.Unlock()
+						}()
+					}
+					wg.Wait()
+				}
+				report(b, times)
+			})
+		}
+		var peak float64
+		for _, c := range cmds {
+			peak = max(peak, peakRSS(c.Process.Pid))
+		}
+		b.ReportMetric(peak, "max-peak-rss-MB")
+	})
+}
+
+// report adds the median and tails of times, in milliseconds.
+func report(b *testing.B, times []time.Duration) {
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	pct := func(p float64) float64 {
+		i := int(p*float64(len(times))+0.5) - 1
+		return float64(times[min(max(i, 0), len(times)-1)].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	b.ReportMetric(pct(0.99), "p99-ms")
+	b.ReportMetric(float64(len(times)), "calls")
+}
+
+// peakRSS reads a process's peak resident set size in MB (Linux).
+func peakRSS(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			f := strings.Fields(line)
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}

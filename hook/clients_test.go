@@ -173,7 +173,6 @@ func TestOpencodeGetsTheDeskInItsSystemPrompt(t *testing.T) {
 	}
 }
 
-
 // showContexts logs what context the model got, for a failing test.
 func showContexts(t *testing.T, mock *mockmodel.Server) {
 	t.Helper()

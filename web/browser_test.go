@@ -87,9 +87,7 @@ func TestDeskOpensOnFirstProjectAndQuickAddFilesAnIssue(t *testing.T) {
 	p := openPage(t, d, "/")
 	p.waitFor("the first project's list", `location.hash === "#/mygame"`)
 	p.waitRow(s.Check)
-	if got := eval[string](p, `document.querySelector('.project-button').textContent`); !strings.Contains(got, "Ember Isles") {
-		t.Errorf("project switcher shows %q", got)
-	}
+	p.waitFor("the project switcher", `document.querySelector('.project-button')?.textContent.includes('Ember Isles')`)
 	if got := eval[string](p, `document.getElementById('live-state').textContent`); got == "" {
 		t.Error("no live state in the footer")
 	}
@@ -606,6 +604,11 @@ func TestThemeAndSplitterAreRemembered(t *testing.T) {
 	theme := eval[string](p, `document.documentElement.dataset.theme`)
 	p.do(reload())
 	p.waitRow(s.Check)
+	// The panes have their remembered widths in the first frame with rows.
+	if got := eval[string](p, `Math.round(document.getElementById('list-pane').getBoundingClientRect().width / document.getElementById('workspace').getBoundingClientRect().width * 100) + ''`); got != after {
+		t.Errorf("list width after reload %s%%, want %s%%", got, after)
+	}
+	p.waitFor("the splitter", `document.getElementById('splitter').getAttribute('aria-valuetext') !== null`)
 	if got := eval[string](p, `document.getElementById('splitter').getAttribute('aria-valuenow')`); got != after {
 		t.Errorf("splitter after reload %s, want %s", got, after)
 	}

@@ -22,7 +22,12 @@ function boot(stored, hash) {
   const context = {
     window,
     location: { hash },
-    document: { documentElement: { setAttribute: (k, v) => { attrs[k] = v; } } },
+    document: {
+      documentElement: {
+        setAttribute: (k, v) => { attrs[k] = v; },
+        style: { setProperty: (k, v) => { attrs[k] = v; } },
+      },
+    },
     URLSearchParams,
     fetch: (url) => {
       requests.push(url);
@@ -68,7 +73,8 @@ test('boot.js asks for the same first list as the app, in every state', () => {
   }
 });
 
-test('boot.js applies the remembered theme and ignores anything else', () => {
-  assert.deepEqual(boot({ 'desk.theme': 'dark' }, '').attrs, { 'data-theme': 'dark' });
-  assert.deepEqual(boot({ 'desk.theme': '<x>' }, '').attrs, {});
+test('boot.js applies the remembered theme and list width and ignores anything else', () => {
+  assert.deepEqual(boot({ 'desk.theme': 'dark', 'desk.split': '50' }, '').attrs, { 'data-theme': 'dark', '--list-width': '50%' });
+  assert.deepEqual(boot({ 'desk.theme': '<x>', 'desk.split': '"90%; color: red"' }, '').attrs, {});
+  assert.deepEqual(boot({ 'desk.split': '99' }, '').attrs, {});
 });

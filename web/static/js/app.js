@@ -29,6 +29,8 @@ const FRESH_MS = 2600;
 // Live changes that arrive together are handled together.
 const LIVE_BATCH_MS = 25;
 const LIST_RELOAD_MS = 300;
+// The longest the rest of the page waits for the first rows.
+const FIRST_ROWS_WAIT_MS = 400;
 const PHONE = '(max-width: 760px)';
 
 // Fields of a full issue that the list rows carry (summary=1 drops body and plan).
@@ -94,7 +96,34 @@ export class DeskApp {
     document.addEventListener('paste', (e) => this.paste(e));
     this.loadProjects();
     this.onRoute();
-    this.chrome = Promise.all([
+    // The rest of the page loads once the rows are on screen, so that it
+    // does not compete with them; an address that opens an issue, the
+    // handoff or the agents needs its view at once.
+    const r = this.route;
+    this.views = r.issue || r.handoff || r.agents ? this.loadViews() : this.firstRows.then(() => this.loadViews());
+    this.chrome = this.firstRows.then(() => this.loadChrome());
+  }
+
+  /** Resolves when the first rows are painted, or a little later at most. */
+  get firstRows() {
+    if (!this.firstRowsPromise) {
+      this.firstRowsPromise = new Promise((resolve) => {
+        this.firstRowsDone = resolve;
+        setTimeout(resolve, FIRST_ROWS_WAIT_MS);
+      });
+    }
+    return this.firstRowsPromise;
+  }
+
+  /** Called by the list view in the frame that shows the first rows. */
+  rowsPainted() {
+    this.firstRows;
+    this.firstRowsDone();
+  }
+
+  // The top bar, the keys, the splitter and the live connection.
+  loadChrome() {
+    return Promise.all([
       import('./top-bar.js'),
       import('./live-client.js'),
       import('./keyboard.js'),
@@ -112,7 +141,11 @@ export class DeskApp {
       });
       this.live.follow(this.route.agents ? null : this.slug);
     });
-    this.views = Promise.all([
+  }
+
+  // The issue view, the handoff and the agents view, with their styles.
+  loadViews() {
+    return Promise.all([
       loadStyle('/css/detail.css'),
       import('./detail/detail-view.js'),
       import('./handoff-view.js'),

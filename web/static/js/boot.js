@@ -1,7 +1,8 @@
 // The first script of the page, a classic one in <head> that runs before
 // any module loads:
 //
-// - it applies the remembered theme, so a dark desk never flashes light;
+// - it applies the remembered theme, so a dark desk never flashes light,
+//   and the remembered width of the list;
 // - it asks for the project's first page of issues at once, so the request
 //   runs while the modules are still loading (early-list.js hands the
 //   response to the app).
@@ -27,6 +28,12 @@
   var theme = store.getItem('desk.theme');
   if (theme === 'light' || theme === 'dark' || theme === 'system') {
     document.documentElement.setAttribute('data-theme', theme);
+  }
+  // The list's share of the width, so the panes do not move once the
+  // splitter's module arrives (splitter.js keeps it within its limits).
+  var split = read('split');
+  if (typeof split === 'number' && split >= 22 && split <= 75) {
+    document.documentElement.style.setProperty('--list-width', split + '%');
   }
 
   // The project: the one in the address, or on the start page the last one used.

@@ -16,8 +16,9 @@ export function installSplitter(splitter, workspace) {
   let ratio = clampRatio(prefs.split() ?? DEFAULT_RATIO);
   const apply = (r, remember = true) => {
     ratio = clampRatio(r);
-    // A custom property set through the CSSOM, which the style-src policy allows.
-    workspace.style.setProperty('--list-width', `${ratio}%`);
+    // A custom property set through the CSSOM, which the style-src policy
+    // allows; on the root, where boot.js puts the remembered one.
+    document.documentElement.style.setProperty('--list-width', `${ratio}%`);
     splitter.setAttribute('aria-valuenow', String(Math.round(ratio)));
     splitter.setAttribute('aria-valuetext', `list ${Math.round(ratio)}% of the width`);
     if (remember) prefs.setSplit(ratio);

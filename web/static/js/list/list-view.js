@@ -76,7 +76,10 @@ export class ListView {
   painted() {
     if (this.firstPaint || !this.app.model.issues.length) return;
     this.firstPaint = true;
-    requestAnimationFrame(() => performance.mark('desk:first-rows'));
+    requestAnimationFrame(() => {
+      performance.mark('desk:first-rows');
+      this.app.rowsPainted();
+    });
   }
 
   clear() {

@@ -330,8 +330,9 @@ export class DeskApp {
       const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal, response: takeEarlyList(url) });
       if (!req.current() || slug !== this.slug) return;
       this.listPane.setLoading(false);
-      if (!res.unchanged) this.applyList(res.data, url, res.etag, live && sameQuery);
-      if (limit < full && res.data && res.data.total > limit) this.loadList({ live: true });
+      const partial = limit < full && Boolean(res.data) && res.data.total > limit;
+      if (!res.unchanged) this.applyList(res.data, url, res.etag, live && sameQuery, partial);
+      if (partial) this.loadList({ live: true });
     } catch (err) {
       if (isAbort(err) || !req.current()) return;
       this.listPane.setLoading(false);
@@ -340,7 +341,7 @@ export class DeskApp {
     }
   }
 
-  applyList(data, url, etag, markFresh) {
+  applyList(data, url, etag, markFresh, partial = false) {
     const before = this.list.loaded ? new Map(this.list.issues.map((i) => [i.id, i])) : null;
     if (markFresh && before) {
       const until = Date.now() + FRESH_MS;
@@ -357,6 +358,8 @@ export class DeskApp {
       total: data.total ?? (data.issues || []).length,
       counts: data.counts || null,
       search: data.search || null,
+      // The short first page, while the rest of the page is on its way.
+      partial,
     };
     this.listError = null;
     this.rebuildModel();

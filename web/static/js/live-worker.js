@@ -54,7 +54,8 @@ function forward(type, event) {
   const changes = Array.isArray(data.changes) ? data.changes : [];
   for (const [port, info] of ports) {
     const mine = info.project ? changes.filter((c) => !c.project || c.project === info.project) : changes;
-    if (type === 'change' && mine.length === 0) continue;
+    // Nothing for this tab's project: stay quiet (a refresh with no rows at all still goes out).
+    if (mine.length === 0 && changes.length > 0) continue;
     post(port, { type, changes: mine, id: event.lastEventId });
   }
 }

@@ -132,7 +132,7 @@ export class ListPane {
     const { list, model, view } = this.app;
     const shown = model.issues.length;
     this.footer.hidden = !list.loaded;
-    const more = view !== 'backlog' && list.total > shown
+    const more = view !== 'backlog' && list.total > shown && !list.partial
       ? h('button', { type: 'button', class: 'button small', onclick: () => this.app.showMore() }, 'Show more')
       : null;
     const searchNote = list.search?.mode === 'substring' ? ' · no whole-word match, showing parts of words' : '';

@@ -40,6 +40,9 @@ type DB struct {
 
 	writeStmts *stmtCache // the write transactions' prepared statements
 
+	readStmtsOnce sync.Once
+	readStmts     *stmtCache // the read pool's own prepared statements (see readStmt)
+
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
 
@@ -151,6 +154,9 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) Close() error {
 	if db.writeStmts != nil {
 		db.writeStmts.close()
+	}
+	if db.readStmts != nil {
+		db.readStmts.close()
 	}
 	var errs []error
 	if db.read != nil {

@@ -21,7 +21,11 @@ func (db *DB) Changes(ctx context.Context, f desk.ChangeFilter) ([]*desk.Change,
 	}
 	query += ` ORDER BY seq LIMIT ?`
 	args = append(args, f.Limit)
-	rows, err := db.read.QueryContext(ctx, query, args...)
+	st, err := db.readStmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -119,3 +119,31 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	}
 	return tx.Tx.QueryRowContext(ctx, query, args...)
 }
+
+// readStmt returns the read pool's prepared statement of query, preparing
+// it on first use. It is for queries run on the pool itself, outside any
+// transaction, such as the feed's, which a process following the feed
+// runs after every commit anyone makes. A statement of the pool is safe
+// for concurrent use: each use takes a connection of its own.
+func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	db.readStmtsOnce.Do(func() { db.readStmts = newStmtCache(db.read) })
+	c := db.readStmts
+	c.mu.Lock()
+	st := c.stmts[query]
+	c.mu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev := c.stmts[query]; prev != nil {
+		st.Close()
+		return prev, nil
+	}
+	c.stmts[query] = st
+	return st, nil
+}

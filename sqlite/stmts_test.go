@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"desk"
@@ -81,5 +82,73 @@ func TestWritesReusePreparedStatementsAfterTheirFirstCommit(t *testing.T) {
 		if !isUnique(err) {
 			t.Fatalf("duplicate key, try %d: %v", i+1, err)
 		}
+	}
+}
+
+// The feed's query is prepared once for the read pool and serves many
+// readers at once while a writer appends.
+func TestFeedReadsShareOnePreparedStatement(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	title := "Lava tips are square"
+	is, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 9)
+	go func() {
+		for i := 0; i < 40; i++ {
+			if _, _, err := db.AddComment(ctx, is.ID, desk.CommentInput{Author: "owner", Text: "again"}); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for r := 0; r < 8; r++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				cs, err := db.Changes(ctx, desk.ChangeFilter{Project: "mygame"})
+				if err != nil {
+					done <- err
+					return
+				}
+				for j := 1; j < len(cs); j++ {
+					if cs[j].Seq <= cs[j-1].Seq {
+						done <- fmt.Errorf("feed out of order: %d after %d", cs[j].Seq, cs[j-1].Seq)
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for i := 0; i < 9; i++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs, err := db.Changes(ctx, desk.ChangeFilter{Project: "mygame"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	comments := 0
+	for _, c := range cs {
+		if c.Type == desk.ChangeComment {
+			comments++
+		}
+	}
+	if comments != 40 {
+		t.Fatalf("the feed shows %d of 40 comments", comments)
+	}
+	if n := len(db.readStmts.stmts); n != 1 {
+		t.Fatalf("%d statements prepared for one query text", n)
 	}
 }

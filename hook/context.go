@@ -30,9 +30,9 @@ func openSession(ctx context.Context, env *Env, client string, in *Input) (*sess
 	if err != nil {
 		return nil, errSilent
 	}
-	// A hook opens a small store: one reader, a small page cache. It never
-	// creates a data folder or a desk.
-	db, err := sqlite.Open(ctx, env.DataDir, sqlite.Options{NoCreate: true, Readers: 1, CacheKiB: 1024})
+	// A hook reads through one connection with a small page cache, and
+	// never creates a data folder or a desk.
+	db, err := sqlite.OpenRead(ctx, env.DataDir, 1024)
 	if err != nil {
 		return nil, errSilent
 	}

@@ -160,23 +160,36 @@ func (db *DB) Brief(ctx context.Context, slug string) (*desk.Brief, error) {
 			return err
 		}
 		b = &desk.Brief{Project: &p.Project}
+		// Counted from the (project_id, status) index alone, less the few
+		// merged issues found through the merged_into index ("+" keeps the
+		// planner off the project index there): counting "merged_into IS
+		// NULL" directly would read every issue row of the project, bodies
+		// and all.
 		p.Counts = emptyCounts(desk.Statuses)
-		rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM issues WHERE project_id = ? AND merged_into IS NULL GROUP BY status`, p.id)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var s string
-			var n int
-			if err := rows.Scan(&s, &n); err != nil {
-				rows.Close()
+		for _, q := range []struct {
+			sql  string
+			sign int
+		}{
+			{`SELECT status, count(*) FROM issues WHERE project_id = ? GROUP BY status`, 1},
+			{`SELECT status, count(*) FROM issues WHERE merged_into IS NOT NULL AND +project_id = ? GROUP BY status`, -1},
+		} {
+			rows, err := tx.QueryContext(ctx, q.sql, p.id)
+			if err != nil {
 				return err
 			}
-			p.Counts[s] = n
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
+			for rows.Next() {
+				var s string
+				var n int
+				if err := rows.Scan(&s, &n); err != nil {
+					rows.Close()
+					return err
+				}
+				p.Counts[s] += q.sign * n
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
 		}
 		if b.Handoff, err = readHandoff(ctx, tx, p, 0); err != nil {
 			return err

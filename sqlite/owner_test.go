@@ -231,3 +231,29 @@ func TestProgressChangesAStepAndCommentsInOneTransaction(t *testing.T) {
 		t.Errorf("nothing to do: %v", err)
 	}
 }
+
+func TestOpenReadReadsWithOneConnectionAndStillWrites(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := sqlite.OpenRead(context.Background(), dir, 0); err == nil {
+		t.Fatal("OpenRead opened a folder without a desk")
+	}
+	db, mk := ownerEventsFixture(t)
+	id := mk("Lava tips", "check", "agent", "claude")
+	r, err := sqlite.OpenRead(context.Background(), db.Dir(), 512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := r.Brief(context.Background(), "mygame")
+	if err != nil || b.Project.Counts["to_check"] != 1 {
+		t.Fatalf("brief through OpenRead: %+v %v", b, err)
+	}
+	// A write through it opens its write connection when it comes.
+	if _, _, err := r.AddComment(context.Background(), id, desk.CommentInput{Author: "owner", Text: "from the reader"}); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := db.OwnerEvents(context.Background(), "mygame", 0, 10)
+	if err != nil || len(ev.Events) == 0 || ev.Events[0].Text != "from the reader" {
+		t.Errorf("the write is not seen: %+v %v", ev, err)
+	}
+}

@@ -158,6 +158,7 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 			p.numbers[r.rowid] = r.Number
 		}
 	}
+	owned := map[*projIndex]bool{}
 	for _, id := range ids {
 		r := fresh[id]
 		if old, ok := x.owner[id]; ok && (r == nil || r.projectID != old) {
@@ -172,11 +173,38 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 		if p := x.projects[r.projectID]; p != nil {
 			p.name(r)
 			p.heads[id] = r
-			p.list = nil
+			p.put(r, owned)
 			x.owner[id] = r.projectID
 		}
 	}
 	return true, nil
+}
+
+// put places r in the project's list where the row with its id was, so
+// that one changed issue costs a copy of the list instead of a rebuild and
+// a sort of every row. Readers walk the list they were given without the
+// lock, so the first change of a sync works on a copy (owned), which later
+// changes of the same sync may change in place: no reader has it yet. A
+// row the list does not hold goes at its end when it is the newest;
+// anything else leaves the list to be rebuilt.
+func (p *projIndex) put(r *row, owned map[*projIndex]bool) {
+	if p.list == nil {
+		return
+	}
+	i, found := slices.BinarySearchFunc(p.list, r.rowid, func(e *row, id int64) int { return cmp.Compare(e.rowid, id) })
+	if !found && i < len(p.list) {
+		p.list = nil
+		return
+	}
+	if !owned[p] {
+		p.list = slices.Clone(p.list)
+		owned[p] = true
+	}
+	if found {
+		p.list[i] = r
+	} else {
+		p.list = append(p.list, r)
+	}
 }
 
 // name fills the keys of a row read without joins: its own id, its

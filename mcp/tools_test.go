@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"desk"
+	"desk/sqlite"
 )
 
 var allTools = []string{
@@ -510,5 +511,60 @@ func TestAttachmentPaths(t *testing.T) {
 	refused(t, cs, "import_checks", map[string]any{"checks": []any{map[string]any{"title": "a", "attachment_paths": []string{"notes.txt"}}}}, "checks[0]")
 	if d := f.issue(is.ID); len(d.Comments) != 1 {
 		t.Errorf("refused attachments left %d comments; want 1", len(d.Comments))
+	}
+}
+
+func TestProjectAndAuthorDefaults(t *testing.T) {
+	f := newFixture(t)
+	elsewhere := t.TempDir()
+	// Two projects and an unlinked folder: the agent must say which.
+	cs := f.clientIn(elsewhere, "claude-code", nil)
+	refused(t, cs, "list_issues", nil, "name the project", "mygame, other", "project")
+	// Claude Code names the project folder even when it starts the server
+	// elsewhere.
+	cs = f.clientIn(elsewhere, "claude-code", nil, "CLAUDE_PROJECT_DIR="+f.repo)
+	var l struct{ Project string }
+	ok(t, cs, "list_issues", nil, &l)
+	if l.Project != "mygame" {
+		t.Errorf("with CLAUDE_PROJECT_DIR the project is %q", l.Project)
+	}
+	// DESK_AUTHOR names the author; DESK_CLIENT the client.
+	cs = f.clientIn(f.repo, "some-client", nil, "DESK_AUTHOR=nightly-bot", "DESK_CLIENT=codex")
+	var is struct{ ID string }
+	ok(t, cs, "create_issue", map[string]any{"title": "By the bot"}, &is)
+	if a := f.issue(is.ID).Activity[0].Actor; a != "nightly-bot" {
+		t.Errorf("author %q, want DESK_AUTHOR", a)
+	}
+	cs = f.clientIn(f.repo, "some-client", nil, "DESK_CLIENT=codex")
+	ok(t, cs, "create_issue", map[string]any{"title": "By the client"}, &is)
+	if a := f.issue(is.ID).Activity[0].Actor; a != "codex" {
+		t.Errorf("author %q, want DESK_CLIENT's codex", a)
+	}
+
+	// With one project on the desk, it is the project.
+	single := t.TempDir()
+	db, err := sqlite.Open(context.Background(), single, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateProject(context.Background(), desk.NewProject{Slug: "solo", Name: "Solo", Prefix: "SO"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	one := &fixture{t: t, data: single, repo: elsewhere, db: db}
+	ok(t, one.client("claude-code"), "list_issues", nil, &l)
+	if l.Project != "solo" {
+		t.Errorf("the only project is %q", l.Project)
+	}
+}
+
+func TestDelegatedJobsAreToldToWorkFromTheirBrief(t *testing.T) {
+	f := newFixture(t)
+	for _, env := range []string{"DESK_JOB_ID=7", "AGENT_BRIDGE_PARENT_JOB=p"} {
+		cs := f.clientIn(f.repo, "claude-code", nil, env)
+		in := cs.InitializeResult().Instructions
+		if !strings.Contains(in, "delegated job") || strings.Contains(in, "<channel") {
+			t.Errorf("%s: instructions %q", env, in)
+		}
 	}
 }

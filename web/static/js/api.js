@@ -79,11 +79,6 @@ export async function patchJSON(url, body, options = {}) {
   return res.json();
 }
 
-export async function deleteJSON(url, options = {}) {
-  const res = await request('DELETE', url, options);
-  return res.status === 204 ? null : res.json();
-}
-
 /** Paths of the API, so that no view builds a URL by hand. */
 export const paths = {
   health: () => '/api/health',

@@ -71,11 +71,6 @@ export function select(props, options, current) {
   return el;
 }
 
-/** Sets a boolean class. */
-export function toggleClass(el, name, on) {
-  el.classList.toggle(name, Boolean(on));
-}
-
 /** A small inline SVG icon from the sprite in index.html. */
 export function icon(name, label) {
   const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');

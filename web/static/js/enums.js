@@ -25,10 +25,8 @@ export const STATUS_LABELS = {
 };
 
 export const KINDS = ['bug', 'check', 'idea', 'task'];
-export const KIND_LABELS = { bug: 'Bug', check: 'Check', idea: 'Idea', task: 'Task' };
 
 export const PRIORITIES = ['p0', 'p1', 'p2', 'p3'];
-export const PRIORITY_LABELS = { p0: 'P0 now', p1: 'P1 soon', p2: 'P2 normal', p3: 'P3 later' };
 
 export const SOURCES = ['owner', 'agent', 'game'];
 export const SIZES = ['S', 'M', 'L'];
@@ -42,8 +40,6 @@ export const SORTS = [
   ['number', 'Number'],
   ['backlog', 'Backlog order'],
 ];
-
-export const STEP_STATES = ['todo', 'doing', 'done', 'dropped'];
 
 export const NOTIFY_EVENTS = [
   ['comments', 'Comments and plan notes'],

@@ -47,11 +47,6 @@ export function progressText(p) {
   return p && p.total ? `${p.done}/${p.total}` : '';
 }
 
-/** The issue number of an id, for ordering: MG-12 → 12. */
-export function issueNumber(id) {
-  return Number(String(id).split('-').pop()) || 0;
-}
-
 /** "1 comment", "3 comments". */
 export function plural(n, one, many = `${one}s`) {
   return `${n} ${n === 1 ? one : many}`;

@@ -9,8 +9,6 @@ export const ROW_HEIGHT = 64;
 export const GROUP_HEIGHT = 36;
 export const CARD_HEIGHT = 100;
 
-export const NO_AREA = '';
-
 /** The triage list: one row per issue, in the server's order. */
 export function triageItems(issues) {
   return issues.map((issue) => ({ key: issue.id, kind: 'row', height: ROW_HEIGHT, issue }));

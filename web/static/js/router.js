@@ -42,8 +42,3 @@ export function formatRoute(route) {
   else if (route.issue) hash += `/${encodeURIComponent(route.issue)}`;
   return hash;
 }
-
-/** Same route? Used to drop responses for a view the user has left. */
-export function sameRoute(a, b) {
-  return formatRoute(a) === formatRoute(b);
-}

@@ -24,7 +24,7 @@ var pAttach = param{name: "attachment_paths", typ: tArray, items: map[string]any
 
 // attachments reads the files a call names in attachment_paths. Every file
 // is checked before any is used, so a bad one changes nothing.
-func (s *Server) attachments(paths []string) ([]desk.AttachmentInput, error) {
+func (s *server) attachments(paths []string) ([]desk.AttachmentInput, error) {
 	if len(paths) > maxAttachPaths {
 		return nil, argError("attachment_paths: at most %d files in one call", maxAttachPaths)
 	}
@@ -39,7 +39,7 @@ func (s *Server) attachments(paths []string) ([]desk.AttachmentInput, error) {
 	return out, nil
 }
 
-func (s *Server) readAttachment(p string) (desk.AttachmentInput, error) {
+func (s *server) readAttachment(p string) (desk.AttachmentInput, error) {
 	var in desk.AttachmentInput
 	name := strings.TrimSpace(p)
 	ext := strings.ToLower(filepath.Ext(name))

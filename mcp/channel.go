@@ -40,7 +40,7 @@ func (c *channelState) detect(getenv func(string) string) {
 // startChannel starts following the linked project once the client has
 // finished initializing, if the client loaded desk as a channel and this
 // session hears the owner at all (a delegated job never does).
-func (s *Server) startChannel() {
+func (s *server) startChannel() {
 	c := &s.channel
 	if !c.on || s.delegated {
 		return
@@ -64,7 +64,7 @@ func (s *Server) startChannel() {
 }
 
 // stopChannel stops the channel and waits until its heartbeat is gone.
-func (s *Server) stopChannel() {
+func (s *server) stopChannel() {
 	c := &s.channel
 	c.mu.Lock()
 	cancel, done := c.cancel, c.done
@@ -80,7 +80,7 @@ func (s *Server) stopChannel() {
 // committed, by this process or any other (sqlite.DB.Watch follows the
 // database file), and keeps the heartbeat that silences this session's
 // prompt hook.
-func (s *Server) followOwner(ctx context.Context, project string) {
+func (s *server) followOwner(ctx context.Context, project string) {
 	log := s.opts.Logger
 	cursor, err := s.db.LastSeq(ctx)
 	if err != nil {
@@ -150,7 +150,7 @@ func (s *Server) followOwner(ctx context.Context, project string) {
 // pushOwnerEvents sends the owner events after cursor, oldest first, and
 // returns the new cursor. Nothing is sent while the project has a lead
 // client other than this one.
-func (s *Server) pushOwnerEvents(ctx context.Context, project string, cursor int64) (int64, error) {
+func (s *server) pushOwnerEvents(ctx context.Context, project string, cursor int64) (int64, error) {
 	ev, err := s.db.OwnerEvents(ctx, project, cursor, 200)
 	if err != nil {
 		return cursor, err
@@ -169,7 +169,7 @@ func (s *Server) pushOwnerEvents(ctx context.Context, project string, cursor int
 }
 
 // notify writes a notification to the client, between the SDK's messages.
-func (s *Server) notify(method string, params any) error {
+func (s *server) notify(method string, params any) error {
 	b, err := json.Marshal(struct {
 		JSONRPC string `json:"jsonrpc"`
 		Method  string `json:"method"`

@@ -40,8 +40,8 @@ type Options struct {
 	Now     func() time.Time
 }
 
-// Server is one MCP server process: one client, one store.
-type Server struct {
+// server is one MCP server process: one client, one store.
+type server struct {
 	opts  Options
 	db    *sqlite.DB
 	sdk   *sdk.Server
@@ -91,8 +91,8 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 	return err
 }
 
-func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *Server {
-	s := &Server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}}
+func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *server {
+	s := &server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}}
 	s.delegated = notify.IsDelegated(opts.Getenv)
 	if c := opts.Getenv("DESK_CLIENT"); c != "" {
 		s.client = notify.ClientName(c)
@@ -134,7 +134,7 @@ func instructions(delegated bool) string {
 
 // add registers a tool with the SDK; the SDK's own argument handling is
 // bypassed so that desk's checks and messages apply.
-func (s *Server) add(t *tool) {
+func (s *server) add(t *tool) {
 	s.tools[t.name] = t
 	ro, destructive := t.readOnly, t.destructive
 	s.sdk.AddTool(&sdk.Tool{
@@ -149,7 +149,7 @@ func (s *Server) add(t *tool) {
 }
 
 // call checks a call's arguments, runs the tool and words its answer.
-func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *sdk.CallToolResult) {
+func (s *server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *sdk.CallToolResult) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.opts.Logger.Error("tool panicked", "tool", t.name, "panic", r)
@@ -180,7 +180,7 @@ func (s *Server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *s
 
 // errorResult words a refusal for the agent: the core's code, message and
 // hint. Failures that are not the core's refusals are logged here, once.
-func (s *Server) errorResult(name string, err error) *sdk.CallToolResult {
+func (s *server) errorResult(name string, err error) *sdk.CallToolResult {
 	var de *desk.Error
 	if !errors.As(err, &de) {
 		s.opts.Logger.Error("tool failed", "tool", name, "err", err)
@@ -200,7 +200,7 @@ func errorResult(err error) *sdk.CallToolResult {
 // unknownTools answers a call of a tool desk does not have with a tool
 // error that lists the ones it has, which an agent can act on, rather than
 // a protocol error.
-func (s *Server) unknownTools(next sdk.MethodHandler) sdk.MethodHandler {
+func (s *server) unknownTools(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method == "tools/call" {
 			if r, ok := req.(*sdk.CallToolRequest); ok && r.Params != nil && s.tools[r.Params.Name] == nil {
@@ -219,7 +219,7 @@ func (s *Server) unknownTools(next sdk.MethodHandler) sdk.MethodHandler {
 // startsChannel starts the channel at the client's first message after
 // initialize: notifications/initialized in the handshake protocols, the
 // first request in the ones without a handshake.
-func (s *Server) startsChannel(next sdk.MethodHandler) sdk.MethodHandler {
+func (s *server) startsChannel(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "initialize" && s.channel.on {
 			if r, ok := req.(interface{ ClientInfo() *sdk.Implementation }); ok {
@@ -234,7 +234,7 @@ func (s *Server) startsChannel(next sdk.MethodHandler) sdk.MethodHandler {
 // learnClient takes the client's name from what the client says it is
 // (its initialize request, or each request's metadata), unless
 // DESK_CLIENT named it already.
-func (s *Server) learnClient(info *sdk.Implementation) {
+func (s *server) learnClient(info *sdk.Implementation) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client == "" && info != nil {
@@ -243,7 +243,7 @@ func (s *Server) learnClient(info *sdk.Implementation) {
 }
 
 // clientName is desk's name for the client, or "agent" when it gave none.
-func (s *Server) clientName() string {
+func (s *server) clientName() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.client == "" {
@@ -256,7 +256,7 @@ func (s *Server) clientName() string {
 // DESK_AUTHOR, else the client. An agent is never the owner: "owner" is
 // read as the client, so that nothing an agent does passes for the owner's
 // word.
-func (s *Server) author(a *args) string {
+func (s *server) author(a *args) string {
 	name := strings.TrimSpace(a.str("author"))
 	if name == "" {
 		name = strings.TrimSpace(s.opts.Getenv("DESK_AUTHOR"))
@@ -269,7 +269,7 @@ func (s *Server) author(a *args) string {
 
 // folders are where the agent works: the server's working folder, and the
 // project folder Claude Code names.
-func (s *Server) folders() []string {
+func (s *server) folders() []string {
 	var out []string
 	for _, d := range []string{s.opts.Dir, s.opts.Getenv("CLAUDE_PROJECT_DIR")} {
 		if d != "" {
@@ -280,7 +280,7 @@ func (s *Server) folders() []string {
 }
 
 // linked returns the project linked to the agent's folder, if any.
-func (s *Server) linked() (link.Found, bool) {
+func (s *server) linked() (link.Found, bool) {
 	for _, d := range s.folders() {
 		if f, err := link.Resolve(s.opts.DataDir, d); err == nil {
 			return f, true
@@ -291,7 +291,7 @@ func (s *Server) linked() (link.Found, bool) {
 
 // project picks the project a call is about: the argument, else the one
 // linked to the agent's folder, else the only project on the desk.
-func (s *Server) project(ctx context.Context, a *args) (string, error) {
+func (s *server) project(ctx context.Context, a *args) (string, error) {
 	if p := strings.TrimSpace(a.str("project")); p != "" {
 		return p, nil
 	}
@@ -317,7 +317,7 @@ func (s *Server) project(ctx context.Context, a *args) (string, error) {
 }
 
 // resolvePath finds a file an agent names by a path relative to its repo.
-func (s *Server) resolvePath(p string) string {
+func (s *server) resolvePath(p string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}

@@ -28,7 +28,7 @@ type tool struct {
 	// unknown, if set, words the refusal of an argument the tool does not
 	// take (update_issue points at set_status for status).
 	unknown func(name string) string
-	run     func(ctx context.Context, s *Server, a *args) (any, error)
+	run     func(ctx context.Context, s *server, a *args) (any, error)
 }
 
 // Parameter types, as JSON schema names them.

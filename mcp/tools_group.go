@@ -46,7 +46,7 @@ var groupTools = []*tool{
 	},
 }
 
-func linkParent(ctx context.Context, s *Server, a *args) (any, error) {
+func linkParent(ctx context.Context, s *server, a *args) (any, error) {
 	var parent *string
 	if raw := a.raw("parent"); !isNull(raw) {
 		var p string
@@ -68,7 +68,7 @@ func linkParent(ctx context.Context, s *Server, a *args) (any, error) {
 	return out, nil
 }
 
-func mergeIssues(ctx context.Context, s *Server, a *args) (any, error) {
+func mergeIssues(ctx context.Context, s *server, a *args) (any, error) {
 	res, err := s.db.Merge(ctx, a.str("target"), a.list("sources"), s.author(a))
 	if err != nil {
 		return nil, err
@@ -76,7 +76,7 @@ func mergeIssues(ctx context.Context, s *Server, a *args) (any, error) {
 	return map[string]any{"target": res.Target, "merged": res.Merged, "issue": compact(&res.Issue.Issue, false)}, nil
 }
 
-func unmerge(ctx context.Context, s *Server, a *args) (any, error) {
+func unmerge(ctx context.Context, s *server, a *args) (any, error) {
 	res, err := s.db.Unmerge(ctx, a.str("id"), s.author(a))
 	if err != nil {
 		return nil, err
@@ -84,7 +84,7 @@ func unmerge(ctx context.Context, s *Server, a *args) (any, error) {
 	return map[string]any{"source": res.Source, "target": res.Target, "issue": compact(&res.Issue.Issue, false)}, nil
 }
 
-func suggestGroups(ctx context.Context, s *Server, a *args) (any, error) {
+func suggestGroups(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err

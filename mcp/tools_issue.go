@@ -162,7 +162,7 @@ func decodeFields(m map[string]json.RawMessage) (desk.IssueFields, error) {
 	return desk.DecodeIssueFields(m)
 }
 
-func createIssue(ctx context.Context, s *Server, a *args) (any, error) {
+func createIssue(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err
@@ -182,7 +182,7 @@ func createIssue(ctx context.Context, s *Server, a *args) (any, error) {
 	return compact(&d.Issue, false), nil
 }
 
-func updateIssue(ctx context.Context, s *Server, a *args) (any, error) {
+func updateIssue(ctx context.Context, s *server, a *args) (any, error) {
 	f, err := decodeFields(a.fields(issueFieldNames...))
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ type commentAnswer struct {
 	} `json:"issue"`
 }
 
-func addComment(ctx context.Context, s *Server, a *args) (any, error) {
+func addComment(ctx context.Context, s *server, a *args) (any, error) {
 	files, err := s.attachments(a.list("attachment_paths"))
 	if err != nil {
 		return nil, err
@@ -235,7 +235,7 @@ func addComment(ctx context.Context, s *Server, a *args) (any, error) {
 	return out, nil
 }
 
-func setStatus(ctx context.Context, s *Server, a *args) (any, error) {
+func setStatus(ctx context.Context, s *server, a *args) (any, error) {
 	d, err := s.db.SetStatus(ctx, a.str("id"), a.str("status"), s.author(a))
 	if err != nil {
 		return nil, err
@@ -247,7 +247,7 @@ func setStatus(ctx context.Context, s *Server, a *args) (any, error) {
 	return out, nil
 }
 
-func setLocation(ctx context.Context, s *Server, a *args) (any, error) {
+func setLocation(ctx context.Context, s *server, a *args) (any, error) {
 	f, err := decodeFields(a.fields("commands", "command", "location", "seed"))
 	if err != nil {
 		return nil, err
@@ -319,7 +319,7 @@ type importError struct {
 // importChecks files each check on its own. Input that cannot be read (a
 // bad field, a missing file) stops the import before anything is written;
 // a check the core refuses is reported and the rest go on.
-func importChecks(ctx context.Context, s *Server, a *args) (any, error) {
+func importChecks(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err

@@ -78,7 +78,7 @@ func planOf(d *desk.Issue) *planAnswer {
 	return &planAnswer{ID: d.ID, Status: d.Status, Plan: progress(d.Progress), Verification: d.Plan.Verification, Steps: steps(d.Plan)}
 }
 
-func setPlan(ctx context.Context, s *Server, a *args) (any, error) {
+func setPlan(ctx context.Context, s *server, a *args) (any, error) {
 	st, err := desk.DecodeSteps(a.raw("steps"))
 	if err != nil {
 		return nil, err
@@ -97,7 +97,7 @@ func stepPatch(a *args) desk.StepPatch {
 	return desk.StepPatch{State: a.strp("state"), Commit: a.strp("commit"), Note: a.strp("note"), Text: a.strp("text")}
 }
 
-func updateStep(ctx context.Context, s *Server, a *args) (any, error) {
+func updateStep(ctx context.Context, s *server, a *args) (any, error) {
 	p := stepPatch(a)
 	if p == (desk.StepPatch{}) {
 		return nil, argError("update_step: give state, commit, note or text")
@@ -109,7 +109,7 @@ func updateStep(ctx context.Context, s *Server, a *args) (any, error) {
 	return planOf(d), nil
 }
 
-func progressTool(ctx context.Context, s *Server, a *args) (any, error) {
+func progressTool(ctx context.Context, s *server, a *args) (any, error) {
 	var p *desk.StepPatch
 	n := a.integer("step", 0)
 	switch {

@@ -67,7 +67,7 @@ var projectTools = []*tool{
 	},
 }
 
-func setBuild(ctx context.Context, s *Server, a *args) (any, error) {
+func setBuild(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func setBuild(ctx context.Context, s *Server, a *args) (any, error) {
 	return out, nil
 }
 
-func queueCommand(ctx context.Context, s *Server, a *args) (any, error) {
+func queueCommand(ctx context.Context, s *server, a *args) (any, error) {
 	slug := a.str("project")
 	if slug == "" && a.str("issue") == "" {
 		var err error
@@ -109,7 +109,7 @@ func queueCommand(ctx context.Context, s *Server, a *args) (any, error) {
 	return out, nil
 }
 
-func getHandoff(ctx context.Context, s *Server, a *args) (any, error) {
+func getHandoff(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err
@@ -138,7 +138,7 @@ func getHandoff(ctx context.Context, s *Server, a *args) (any, error) {
 	return out, nil
 }
 
-func setHandoff(ctx context.Context, s *Server, a *args) (any, error) {
+func setHandoff(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err
@@ -150,7 +150,7 @@ func setHandoff(ctx context.Context, s *Server, a *args) (any, error) {
 	return map[string]any{"project": h.Project, "version": h.Version, "saved_by": h.Author}, nil
 }
 
-func updateHandoff(ctx context.Context, s *Server, a *args) (any, error) {
+func updateHandoff(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err

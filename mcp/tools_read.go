@@ -90,7 +90,7 @@ type projectRow struct {
 	BuildsEnabled bool           `json:"builds_enabled,omitempty"`
 }
 
-func listProjects(ctx context.Context, s *Server, a *args) (any, error) {
+func listProjects(ctx context.Context, s *server, a *args) (any, error) {
 	ps, err := s.db.Projects(ctx)
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ type issueList struct {
 	Issues  []*brief       `json:"issues"`
 }
 
-func listIssues(ctx context.Context, s *Server, a *args) (any, error) {
+func listIssues(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ type searchHit struct {
 	Match  *desk.Match `json:"match,omitempty"`
 }
 
-func search(ctx context.Context, s *Server, a *args) (any, error) {
+func search(ctx context.Context, s *server, a *args) (any, error) {
 	slug, err := s.project(ctx, a)
 	if err != nil {
 		return nil, err
@@ -196,7 +196,7 @@ func search(ctx context.Context, s *Server, a *args) (any, error) {
 	return map[string]any{"project": l.Project, "total": l.Total, "mode": mode, "results": hits}, nil
 }
 
-func getIssue(ctx context.Context, s *Server, a *args) (any, error) {
+func getIssue(ctx context.Context, s *server, a *args) (any, error) {
 	t, err := s.db.IssueTail(ctx, a.str("id"), a.integer("comments", 30), a.integer("activity", 15))
 	if err != nil {
 		return nil, err

@@ -509,9 +509,10 @@ func (db *DB) AgentLastSeen(ctx context.Context) (map[string]time.Time, error) {
 	return out, rows.Err()
 }
 
-// PruneAgents deletes sessions that ended (or were last heard of) before
-// before, with their events and touches, and touches never matched to a
-// session made before then. It returns how many sessions went.
+// PruneAgents deletes sessions last heard of before before, with their
+// events and touches; touches never matched to a session made before then;
+// and the agent rows of the change feed written before then, which every
+// event adds and nothing replays that late.
 func (db *DB) PruneAgents(ctx context.Context, before time.Time) (int, error) {
 	var n int64
 	err := db.update(ctx, func(tx *Tx) error {
@@ -521,7 +522,15 @@ func (db *DB) PruneAgents(ctx context.Context, before time.Time) (int, error) {
 			return err
 		}
 		n, _ = res.RowsAffected()
-		_, err = tx.exec(`DELETE FROM agent_session_issues WHERE session_id IS NULL AND at < ?`, ts)
+		if _, err = tx.exec(`DELETE FROM agent_session_issues WHERE session_id IS NULL AND at < ?`, ts); err != nil {
+			return err
+		}
+		// Feed rows are written in sequence, so the first one at or after
+		// the cutoff bounds the old ones by sequence, and the delete walks
+		// the primary key instead of the whole feed.
+		_, err = tx.exec(`DELETE FROM changes WHERE type = ? AND seq < coalesce(
+			(SELECT seq FROM changes WHERE created_at >= ? ORDER BY seq LIMIT 1),
+			(SELECT max(seq) + 1 FROM changes))`, desk.ChangeAgent, ts)
 		return err
 	})
 	return int(n), err

@@ -307,6 +307,31 @@ func TestPruneAgentsDropsOldSessionsWithTheirRows(t *testing.T) {
 	}
 }
 
+// The feed keeps its other rows, and its recent agent rows.
+func TestPruneAgentsTrimsOldAgentFeedRows(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	clock := agentT0
+	db.Now = func() time.Time { return clock }
+	MustProject(t, db)
+	gen := mustStartAgents(t, db)
+	db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{agentSession("old", "working", agentT0)}})
+	clock = agentT0.Add(48 * time.Hour)
+	db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{agentSession("new", "working", clock)}})
+	before := agentChanges(t, db, 0)
+	if _, err := db.PruneAgents(ctx, agentT0.Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	after := agentChanges(t, db, 0)
+	if len(before) != 2 || len(after) != 1 || after[0].Actor != "new" {
+		t.Errorf("agent feed rows %d before, after %+v", len(before), after)
+	}
+	all, _ := db.Changes(ctx, desk.ChangeFilter{})
+	if len(all) == len(after) {
+		t.Error("the project's own feed rows went too")
+	}
+}
+
 // A starting server restores the sessions heard from lately, whatever
 // their state.
 func TestLoadAgentsLeavesOutSessionsLongSilent(t *testing.T) {

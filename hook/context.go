@@ -45,7 +45,8 @@ func (s *session) close() { s.db.Close() }
 // line, what to read first, the current build, the handoff's Next step and
 // Traps, and who hears the owner when it is another client. It starts the
 // session's notification cursor, so its first prompt hears only what
-// happens from now on.
+// happens from now on; a session that already has one (resumed, cleared,
+// compacted) keeps it.
 func SessionStart(ctx context.Context, env *Env, client string, in *Input) (*Reply, error) {
 	s, err := openSession(ctx, env, client, in)
 	if err != nil {
@@ -63,7 +64,11 @@ func (s *session) start(ctx context.Context) (*Reply, error) {
 	a := notify.NewAudience(s.client, notify.IsDelegated(s.env.Getenv), b.Project)
 	if a.HearsOwner() {
 		err := notify.UpdateCursors(s.env.DataDir, s.env.Now(), func(c *notify.Cursors) (bool, error) {
-			c.Set(s.in.Session, s.project, b.Seq, s.env.Now())
+			// A session that resumes, clears or compacts keeps its cursor:
+			// what the owner did since its last prompt is still to be told.
+			if s.in.Session == "" || c.Session(s.in.Session, s.project) == nil {
+				c.Set(s.in.Session, s.project, b.Seq, s.env.Now())
+			}
 			return true, nil
 		})
 		if err != nil {

@@ -555,3 +555,16 @@ func TestHookCommandHelpAndUnknownHook(t *testing.T) {
 		t.Errorf("desk hook nope: %v %q", err, b)
 	}
 }
+
+func TestAResumedSessionKeepsItsCursor(t *testing.T) {
+	f := newFixture(t)
+	id := f.issue("Bridge", "check", "agent", "claude")
+	f.start("claude", "s1")
+	f.comment(id, "owner", "said while the session compacted", "")
+	// Claude Code runs the session-start hook again when it resumes,
+	// clears or compacts a session, with the same session id.
+	f.start("claude", "s1")
+	if b := f.blockOf(f.prompt("s1")); !strings.Contains(b, "said while the session compacted") {
+		t.Errorf("after a second session start the prompt said %q", b)
+	}
+}

@@ -138,6 +138,7 @@ export class DeskApp {
         onRefresh: () => this.refresh({ quiet: true }),
         onResync: () => this.refresh({ quiet: true }),
         onMode: (mode) => this.showLiveMode(mode),
+        shownChange: () => this.project?.last_change,
       });
       this.live.follow(this.route.agents ? null : this.slug);
     });

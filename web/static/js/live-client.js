@@ -15,7 +15,10 @@ const SAFETY_POLL_MS = 60000;
  *   onRefresh: (changes: object[]) => void,
  *   onResync: () => void,
  *   onMode: (mode: 'live'|'polling'|'connecting') => void,
+ *   shownChange: () => (string|null|undefined),
  * }} LiveHandlers
+ * shownChange gives the project's last_change as of the data on screen, so
+ * that a write made before the first poll is not taken as the starting point.
  */
 
 export class LiveClient {
@@ -137,7 +140,8 @@ export class LiveClient {
     try {
       const project = await getJSON(paths.project(this.project));
       if (project.slug !== this.project) return;
-      const changed = this.lastChange !== null && project.last_change !== this.lastChange;
+      const known = this.lastChange ?? this.handlers.shownChange?.() ?? null;
+      const changed = known !== null && project.last_change !== known;
       this.lastChange = project.last_change;
       if (changed) this.handlers.onResync();
     } catch {

@@ -271,6 +271,14 @@ func TestHandoffEditSavesAVersionWithItsDiff(t *testing.T) {
 	if n := eval[int](p, `document.querySelectorAll('.handoff-head select option').length`); n != 2 {
 		t.Errorf("version picker has %d versions", n)
 	}
+	// The picker shows an older version, with who saved it.
+	if got := eval[string](p, `document.querySelector('.handoff-head select option:last-child').textContent`); !strings.HasPrefix(got, "v1 · claude · ") {
+		t.Errorf("the first version reads %q", got)
+	}
+	eval[bool](p, `(() => { const s = document.querySelector('.handoff-head select'); s.value = '1'; s.dispatchEvent(new Event('change')); return true; })()`)
+	p.waitFor("version 1", `!!document.querySelector('.handoff[data-version="1"]') && document.querySelector('.handoff').innerText.includes('Steep slopes, then the harbor collider.')`)
+	eval[bool](p, `(() => { const s = document.querySelector('.handoff-head select'); s.value = '2'; s.dispatchEvent(new Event('change')); return true; })()`)
+	p.waitFor("version 2 again", `!!document.querySelector('.handoff[data-version="2"]')`)
 	// An agent saves a section from another process; the open handoff follows.
 	if _, err := d.DB.UpdateHandoffSection(context.Background(), "mygame", "Traps", "Never bake the lava at runtime.", "claude"); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ export function detailHeader(detail, ctx) {
       const value = input.value.trim();
       input.replaceWith(title);
       ctx.endEdit();
+      if (save && !value) toast('A title cannot be empty; the old one stays.', { error: true });
       if (save && value && value !== detail.title) {
         title.textContent = value;
         await app.updateIssue(detail.id, { title: value });

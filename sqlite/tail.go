@@ -32,14 +32,16 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		d := &desk.IssueDetail{Issue: r.Issue, RedirectedFrom: from, Comments: []*desk.Comment{}, Activity: []*desk.Activity{}}
 		out = &IssueTail{IssueDetail: d}
 
-		// The oldest comment kept: comments are numbered in order.
-		first := int64(1 << 62)
+		// The newest comments, read newest first and turned around, then
+		// the files of those comments and of the issue itself.
 		if nComments > 0 {
-			err := tx.QueryRowContext(ctx, `SELECT coalesce(min(id), 0) FROM (SELECT id FROM comments WHERE issue_id = ? ORDER BY id DESC LIMIT ?)`,
-				r.rowid, nComments).Scan(&first)
-			if err != nil {
+			if d.Comments, err = comments(ctx, tx, r, nil, `c.id IN (SELECT id FROM comments WHERE issue_id = ? ORDER BY id DESC LIMIT ?)`, r.rowid, nComments); err != nil {
 				return err
 			}
+		}
+		first := int64(1 << 62)
+		if len(d.Comments) > 0 {
+			first = d.Comments[0].ID
 		}
 		if d.Attachments, err = attachments(ctx, tx, r, `a.issue_id = ? AND (a.comment_id IS NULL OR a.comment_id >= ?)`, r.rowid, first); err != nil {
 			return err
@@ -50,9 +52,9 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 				files[*a.CommentID] = append(files[*a.CommentID], a)
 			}
 		}
-		if nComments > 0 {
-			if d.Comments, err = comments(ctx, tx, r, files, `c.issue_id = ? AND c.id >= ?`, r.rowid, first); err != nil {
-				return err
+		for _, c := range d.Comments {
+			if fs := files[c.ID]; fs != nil {
+				c.Attachments = fs
 			}
 		}
 		out.EarlierComments = max(r.CommentCount-len(d.Comments), 0)
@@ -110,23 +112,26 @@ func tailActivity(ctx context.Context, q queryer, r *row, n int) ([]*desk.Activi
 // merged into it and its parent, as Issue shows them.
 func issueLinks(ctx context.Context, q queryer, r *row, d *desk.IssueDetail) error {
 	d.Children, d.MergedSources = []desk.ChildInfo{}, []desk.MergedSource{}
-	rows, err := q.QueryContext(ctx, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
-		WHERE parent_id = ? AND merged_into IS NULL ORDER BY number`, r.rowid)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var c desk.ChildInfo
-		var n int64
-		if err := rows.Scan(&n, &c.Title, &c.Status, &c.Kind, &c.Priority, &c.Progress.Done, &c.Progress.Total); err != nil {
-			rows.Close()
+	// child_count, kept by triggers, says whether there are any to read.
+	if r.ChildCount > 0 {
+		rows, err := q.QueryContext(ctx, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
+			WHERE parent_id = ? AND merged_into IS NULL ORDER BY number`, r.rowid)
+		if err != nil {
 			return err
 		}
-		c.ID = r.key(n)
-		d.Children = append(d.Children, c)
+		for rows.Next() {
+			var c desk.ChildInfo
+			var n int64
+			if err := rows.Scan(&n, &c.Title, &c.Status, &c.Kind, &c.Priority, &c.Progress.Done, &c.Progress.Total); err != nil {
+				rows.Close()
+				return err
+			}
+			c.ID = r.key(n)
+			d.Children = append(d.Children, c)
+		}
+		rows.Close()
 	}
-	rows.Close()
-	rows, err = q.QueryContext(ctx, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
+	rows, err := q.QueryContext(ctx, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
 		WHERE a.issue_id = i.id AND a.action = 'merged_into'), i.updated_at) FROM issues i WHERE i.merged_into = ? ORDER BY i.number`, r.rowid)
 	if err != nil {
 		return err

@@ -117,12 +117,17 @@ func PromptSubmit(ctx context.Context, env *Env, client string, in *Input) (*Rep
 		if !notify.NewAudience(s.client, false, ev.Project).HearsOwner() {
 			return false, nil
 		}
-		c.Set(in.Session, s.project, ev.Last, now)
 		if cur != nil && !channel {
 			if text := notify.Block(ev.Project.Name, ev, now); text != "" {
 				reply = &Reply{Event: eventPrompt, Context: text}
 			}
 		}
+		// Most prompts find the desk as they left it: their cursor is
+		// rewritten only when it moves, or once an hour to be remembered.
+		if sc := c.Session(in.Session, s.project); sc != nil && sc.Seq == ev.Last && !notify.Stale(sc, now) {
+			return false, nil
+		}
+		c.Set(in.Session, s.project, ev.Last, now)
 		return true, nil
 	})
 	if err != nil {

@@ -72,6 +72,13 @@ func (c *Cursors) Set(session, project string, seq int64, now time.Time) {
 	}
 }
 
+// Stale reports whether a cursor was last saved more than an hour before
+// now; a reader that leaves a cursor where it is saves it again then, so
+// that it is not forgotten while still in use.
+func Stale(c *Cursor, now time.Time) bool {
+	return c.At < desk.FormatTime(now.Add(-time.Hour))
+}
+
 // prune forgets the cursors unused since before now - Forget.
 func (c *Cursors) prune(now time.Time) {
 	limit := desk.FormatTime(now.Add(-Forget))

@@ -202,3 +202,13 @@ func TestSummaryLine(t *testing.T) {
 		t.Errorf("quiet line %q", got)
 	}
 }
+
+func TestStaleCursorsAreSavedAgain(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	if notify.Stale(&notify.Cursor{At: desk.FormatTime(now.Add(-10 * time.Minute))}, now) {
+		t.Error("a cursor saved ten minutes ago is stale")
+	}
+	if !notify.Stale(&notify.Cursor{At: desk.FormatTime(now.Add(-2 * time.Hour))}, now) {
+		t.Error("a cursor saved two hours ago is not stale")
+	}
+}

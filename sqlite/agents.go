@@ -15,8 +15,8 @@ import (
 	"desk/agent"
 )
 
-// AgentEventsKept is how many events the store keeps per agent session; the
-// oldest go as new ones arrive.
+// AgentEventsKept is how many events the store keeps per agent session once
+// it is trimmed (TrimAgentEvents); the oldest go.
 const AgentEventsKept = 200
 
 // metaAgentGeneration is the meta key holding the generation of the server
@@ -189,13 +189,7 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 			}
 		}
 		for _, sid := range order {
-			c := feed[sid]
-			if c.Action == "updated" {
-				if _, err := w.trim.ExecContext(tx.ctx, c.ID, AgentEventsKept-1); err != nil {
-					return err
-				}
-			}
-			if err := tx.feed(c, 0); err != nil {
+			if err := tx.feed(feed[sid], 0); err != nil {
 				return err
 			}
 		}
@@ -208,7 +202,6 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 type agentWriter struct {
 	tx                     *Tx
 	upsertStmt, key, event *sql.Stmt
-	trim                   *sql.Stmt
 }
 
 func (tx *Tx) agentWriter() (*agentWriter, error) {
@@ -228,9 +221,6 @@ func (tx *Tx) agentWriter() (*agentWriter, error) {
 			ON CONFLICT (client, provider_id) DO UPDATE SET session_id = excluded.session_id
 			WHERE session_id != excluded.session_id`},
 		{&w.event, `INSERT INTO agent_events (session_id, client, at, kind, source, late, event) VALUES (?, ?, ?, ?, ?, ?, ?)`},
-		// Keep a session's latest AgentEventsKept events.
-		{&w.trim, `DELETE FROM agent_events WHERE session_id = ?1 AND id <
-			(SELECT id FROM agent_events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`},
 	} {
 		st, err := tx.PrepareContext(tx.ctx, p.sql)
 		if err != nil {
@@ -243,7 +233,7 @@ func (tx *Tx) agentWriter() (*agentWriter, error) {
 }
 
 func (w *agentWriter) close() {
-	for _, st := range []*sql.Stmt{w.upsertStmt, w.key, w.event, w.trim} {
+	for _, st := range []*sql.Stmt{w.upsertStmt, w.key, w.event} {
 		if st != nil {
 			st.Close()
 		}
@@ -283,6 +273,36 @@ func (w *agentWriter) insertEvent(session int64, e *agent.Event) error {
 	}
 	_, err = w.event.ExecContext(w.tx.ctx, session, e.Client, agentTime(e.Time), string(e.Kind), string(e.Source), e.Late, string(b))
 	return err
+}
+
+// TrimAgentEvents keeps the latest AgentEventsKept events of each listed
+// session (record ids) and deletes the older ones. It is apart from
+// SaveAgents so that a busy server trims a few times a second, not on
+// every commit.
+func (db *DB) TrimAgentEvents(ctx context.Context, sessions []string) error {
+	if len(sessions) == 0 {
+		return nil
+	}
+	return db.update(ctx, func(tx *Tx) error {
+		st, err := tx.PrepareContext(tx.ctx, `DELETE FROM agent_events WHERE session_id = ?1 AND id <
+			(SELECT id FROM agent_events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		for _, s := range sessions {
+			id, err := tx.agentRow(s)
+			if desk.ErrorCode(err) == desk.NotFound {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if _, err := st.ExecContext(tx.ctx, id, AgentEventsKept-1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // agentRow returns the row of a session record id.

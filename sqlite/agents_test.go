@@ -160,6 +160,9 @@ func TestAgentEventsAreTrimmedToTheLatest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := db.TrimAgentEvents(ctx, []string{"s", "gone"}); err != nil {
+		t.Fatal(err)
+	}
 	evs, err := db.AgentEvents(ctx, "s", 10000)
 	if err != nil {
 		t.Fatal(err)

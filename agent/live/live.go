@@ -37,6 +37,7 @@ type Store interface {
 	StartAgents(ctx context.Context) (int64, error)
 	AgentGeneration(ctx context.Context) (int64, error)
 	SaveAgents(ctx context.Context, b sqlite.AgentBatch) error
+	TrimAgentEvents(ctx context.Context, sessions []string) error
 	LoadAgents(ctx context.Context, since time.Time, limit int) ([]agent.Session, error)
 	AgentTouchesAfter(ctx context.Context, after int64) ([]*sqlite.AgentTouch, error)
 	UnmatchedAgentTouches(ctx context.Context, since time.Time) ([]*sqlite.AgentTouch, error)
@@ -96,6 +97,9 @@ type Service struct {
 
 	lastTouch int64 // the latest issue touch matched; the tick loop's own
 
+	trimMu    sync.Mutex
+	untrimmed map[string]bool // sessions saved with new events since the last trim
+
 	superseded atomic.Bool
 	stats      counters
 
@@ -118,7 +122,8 @@ func New(store Store, o Options) *Service {
 	if o.Keep <= 0 {
 		o.Keep = 7 * 24 * time.Hour
 	}
-	s := &Service{store: store, opts: o, log: o.Logger, queue: newBatch(), wake: make(chan struct{}, 1), links: newLinks(o.DataDir)}
+	s := &Service{store: store, opts: o, log: o.Logger, queue: newBatch(), wake: make(chan struct{}, 1),
+		links: newLinks(o.DataDir), untrimmed: map[string]bool{}}
 	s.tracker = agent.NewTracker()
 	s.tracker.Now = o.Now
 	if o.Timers != nil {

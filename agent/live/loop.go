@@ -34,6 +34,7 @@ func (s *Service) tickLoop() {
 		}
 		s.tick()
 		s.followTouches()
+		s.trim()
 		if intake.Pending(s.opts.DataDir) {
 			s.drainSpool()
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -82,6 +83,7 @@ func (p *poster) post(payload []byte) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	io.Copy(io.Discard, resp.Body) // so that the connection serves the next post
 	resp.Body.Close()
 	return resp.StatusCode, nil
 }

@@ -92,9 +92,9 @@ func TestCodexTurnStateSequence(t *testing.T) {
 // An interactive Claude Code session in a PTY whose model runs a command
 // that needs approval: the API reads needs_permission within 100 ms of the
 // prompt appearing on the screen, working again once the owner approves,
-// then done.
+// then done. It runs alone (not in parallel with the other CLI tests):
+// the time it checks is the machine's as much as desk's.
 func TestClaudeInteractivePermissionShowsAtOnce(t *testing.T) {
-	t.Parallel()
 	s := startServer(t)
 	mock := mockmodel.New(t, mockmodel.CallThenDone(mockmodel.RunShell("echo approved-by-owner")))
 	claude := agentcli.NewClaude(t, mock.URL())

@@ -72,6 +72,11 @@ func (s *Service) flush(ctx context.Context) error {
 	case err == nil:
 		s.stats.persisted.Add(int64(len(b.events)))
 		s.stats.batches.Add(1)
+		s.trimMu.Lock()
+		for _, e := range b.events {
+			s.untrimmed[e.Session] = true
+		}
+		s.trimMu.Unlock()
 		return nil
 	case desk.ErrorCode(err) == desk.Conflict:
 		if !s.superseded.Swap(true) {
@@ -83,4 +88,19 @@ func (s *Service) flush(ctx context.Context) error {
 	s.queue.prepend(b)
 	s.mu.Unlock()
 	return err
+}
+
+// trim keeps the store's history of each session that gained events to its
+// last sqlite.AgentEventsKept; the tick loop calls it.
+func (s *Service) trim() {
+	s.trimMu.Lock()
+	ids := make([]string, 0, len(s.untrimmed))
+	for id := range s.untrimmed {
+		ids = append(ids, id)
+	}
+	clear(s.untrimmed)
+	s.trimMu.Unlock()
+	if err := s.store.TrimAgentEvents(s.ctx, ids); err != nil && s.ctx.Err() == nil {
+		s.log.Warn("trim agent events", "err", err)
+	}
 }

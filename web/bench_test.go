@@ -82,6 +82,7 @@ func BenchmarkWebDesk(b *testing.B) {
 			return true;
 		})()`)
 		var ms []float64
+		var phases [][]float64
 		for i := 0; i < b.N; i++ {
 			// Rows in the window's buffer are outside the visible part of the list.
 			ids := eval[[]string](p, `(() => {
@@ -99,13 +100,24 @@ func BenchmarkWebDesk(b *testing.B) {
 			xy := eval[[]float64](p, `(() => { const r = document.querySelector('[data-id="`+id+`"] .row-title').getBoundingClientRect(); return [r.left + 20, r.top + r.height / 2]; })()`)
 			p.do(chromedp.MouseClickXY(xy[0], xy[1]))
 			p.waitFor("detail "+id, `performance.getEntriesByName('desk:detail:`+id+`').length > 0`)
-			ms = append(ms, eval[float64](p, `(() => {
+			r := eval[[]float64](p, `(() => {
 				const marks = performance.getEntriesByName('desk:detail:`+id+`');
-				const t = marks[marks.length - 1].startTime - window.benchClicks[window.benchClicks.length - 1];
+				const click = window.benchClicks[window.benchClicks.length - 1];
+				const req = performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/api/issues/`+id+`')).pop();
 				performance.clearMarks('desk:detail:`+id+`');
-				return t;
-			})()`))
+				return [marks[marks.length - 1].startTime - click, req ? req.startTime - click : -1, req ? req.responseEnd - click : -1];
+			})()`)
+			ms = append(ms, r[0])
+			phases = append(phases, r)
 		}
+		col := func(k int) []float64 {
+			var out []float64
+			for _, ph := range phases {
+				out = append(out, ph[k])
+			}
+			return out
+		}
+		b.Logf("medians (ms after the click): request sent %.1f, answer in %.1f, issue painted %.1f", median(col(1)), median(col(2)), median(col(0)))
 		report(b, ms)
 	})
 

@@ -155,6 +155,11 @@ func TestOpenIssueShowsEveryPart(t *testing.T) {
 	if n := eval[int](p, `[...document.querySelectorAll('.build-card button')].filter((b) => /Open folder|Run/.test(b.textContent)).length`); n != 0 {
 		t.Errorf("build buttons for a path that is not on this machine: %d", n)
 	}
+	// Back leaves the issue; Forward opens it again.
+	eval[bool](p, `(history.back(), true)`)
+	p.waitFor("the list after Back", `location.hash === '#/mygame' && !document.querySelector('article.detail')`)
+	eval[bool](p, `(history.forward(), true)`)
+	p.waitDetail(s.Check)
 }
 
 func TestPassedAndStillBrokenWithAPastedScreenshot(t *testing.T) {

@@ -161,18 +161,16 @@ export class DeskApp {
 
   // ---- Routing ------------------------------------------------------------
 
+  // Routes change through the History API and are drawn at once: waiting
+  // for the hashchange event would cost the owner a frame on every click.
+  // Back and forward still arrive as hashchange.
   navigate(route, { replace = false } = {}) {
     const hash = formatRoute(route);
-    if (hash === location.hash) {
-      this.onRoute();
-      return;
+    if (hash !== location.hash) {
+      if (replace) history.replaceState(null, '', hash);
+      else history.pushState(null, '', hash);
     }
-    if (replace) {
-      history.replaceState(null, '', hash);
-      this.onRoute();
-    } else {
-      location.hash = hash;
-    }
+    this.onRoute();
   }
 
   onRoute() {
@@ -401,10 +399,12 @@ export class DeskApp {
   async loadDetail(id) {
     const req = this.detailReq.begin();
     this.redirect = null;
+    // Ask first, then draw what the list knows while the answer comes.
+    const answer = getJSON(paths.issue(id), { signal: req.signal });
     const summary = this.byId?.get(id);
     if (summary) this.detailView.showPending(summary);
     try {
-      const detail = await getJSON(paths.issue(id), { signal: req.signal });
+      const detail = await answer;
       if (!req.current() || this.route.issue !== id) return;
       if (detail.redirected_from || detail.id !== id) {
         // A merged id leads to its target; the address follows.

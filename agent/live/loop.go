@@ -14,7 +14,7 @@ import (
 const pruneEvery = time.Hour
 
 // tickLoop runs what happens on a clock: transcripts, the tracker's
-// timers, the spool, pruning.
+// timers, issue touches, trimming histories, the spool, pruning.
 func (s *Service) tickLoop() {
 	defer s.wg.Done()
 	t := time.NewTicker(s.opts.Tick)
@@ -83,7 +83,7 @@ func (s *Service) pollTranscripts() {
 		s.log.Debug("read agent transcripts", "err", err)
 	}
 	if len(evs) > 0 {
-		s.apply(evs, nil)
+		s.apply(evs)
 	}
 }
 

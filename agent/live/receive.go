@@ -40,12 +40,11 @@ func (s *Service) Receive(r *intake.Report) (Result, error) {
 	if len(evs) == 0 {
 		return Result{}, nil // a known event that says nothing about state
 	}
-	return s.apply(evs, r)
+	return s.apply(evs)
 }
 
-// apply applies decoded events and queues what they changed. r, when not
-// nil, is the report they came from, for the log.
-func (s *Service) apply(evs []agent.Event, r *intake.Report) (Result, error) {
+// apply applies decoded events and queues what they changed.
+func (s *Service) apply(evs []agent.Event) (Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.superseded.Load() {

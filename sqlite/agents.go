@@ -110,17 +110,12 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 		if cur, _ := strconv.ParseInt(v, 10, 64); cur != b.Generation {
 			return desk.Errorf(desk.Conflict, "agent generation %d is over: a newer server (generation %d) tracks agents on this desk", b.Generation, cur)
 		}
-		w, err := tx.agentWriter()
-		if err != nil {
-			return err
-		}
-		defer w.close()
 		rows := map[string]int64{}
 		feed := map[string]desk.Change{}
 		var order []string
 		for i := range b.Sessions {
 			s := &b.Sessions[i]
-			id, err := w.upsert(s)
+			id, err := tx.upsertAgent(s)
 			if err != nil {
 				return err
 			}
@@ -142,7 +137,7 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 				}
 				rows[e.Session] = id
 			}
-			if err := w.insertEvent(id, &e.Event); err != nil {
+			if err := tx.insertAgentEvent(id, &e.Event); err != nil {
 				return err
 			}
 		}
@@ -197,52 +192,9 @@ func (db *DB) SaveAgents(ctx context.Context, b AgentBatch) error {
 	})
 }
 
-// agentWriter holds the statements a batch runs once per session or event,
-// prepared once per batch: parsing SQL is most of a small statement's cost.
-type agentWriter struct {
-	tx                     *Tx
-	upsertStmt, key, event *sql.Stmt
-}
-
-func (tx *Tx) agentWriter() (*agentWriter, error) {
-	w := &agentWriter{tx: tx}
-	for _, p := range []struct {
-		stmt **sql.Stmt
-		sql  string
-	}{
-		{&w.upsertStmt, `INSERT INTO agent_sessions (session, client, provider_id, parent, project, cwd, state, since, started_at, updated_at, snapshot)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (session) DO UPDATE SET client = excluded.client, provider_id = excluded.provider_id,
-				parent = excluded.parent, project = excluded.project, cwd = excluded.cwd, state = excluded.state,
-				since = excluded.since, started_at = excluded.started_at, updated_at = excluded.updated_at,
-				snapshot = excluded.snapshot
-			RETURNING id`},
-		{&w.key, `INSERT INTO agent_session_keys (client, provider_id, session_id) VALUES (?, ?, ?)
-			ON CONFLICT (client, provider_id) DO UPDATE SET session_id = excluded.session_id
-			WHERE session_id != excluded.session_id`},
-		{&w.event, `INSERT INTO agent_events (session_id, client, at, kind, source, late, event) VALUES (?, ?, ?, ?, ?, ?, ?)`},
-	} {
-		st, err := tx.PrepareContext(tx.ctx, p.sql)
-		if err != nil {
-			w.close()
-			return nil, err
-		}
-		*p.stmt = st
-	}
-	return w, nil
-}
-
-func (w *agentWriter) close() {
-	for _, st := range []*sql.Stmt{w.upsertStmt, w.key, w.event} {
-		if st != nil {
-			st.Close()
-		}
-	}
-}
-
-// upsert writes a session's snapshot and the provider ids that lead to it,
-// and returns its row.
-func (w *agentWriter) upsert(s *agent.Session) (int64, error) {
+// upsertAgent writes a session's snapshot and the provider ids that lead
+// to it, and returns its row.
+func (tx *Tx) upsertAgent(s *agent.Session) (int64, error) {
 	snap := *s
 	snap.Events = nil
 	b, err := json.Marshal(snap)
@@ -250,7 +202,14 @@ func (w *agentWriter) upsert(s *agent.Session) (int64, error) {
 		return 0, err
 	}
 	var id int64
-	err = w.upsertStmt.QueryRowContext(w.tx.ctx, s.ID, s.Client, s.ProviderID, s.Parent, s.Project, s.Cwd, string(s.State),
+	err = tx.queryRow(`INSERT INTO agent_sessions (session, client, provider_id, parent, project, cwd, state, since, started_at, updated_at, snapshot)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session) DO UPDATE SET client = excluded.client, provider_id = excluded.provider_id,
+			parent = excluded.parent, project = excluded.project, cwd = excluded.cwd, state = excluded.state,
+			since = excluded.since, started_at = excluded.started_at, updated_at = excluded.updated_at,
+			snapshot = excluded.snapshot
+		RETURNING id`,
+		s.ID, s.Client, s.ProviderID, s.Parent, s.Project, s.Cwd, string(s.State),
 		agentTime(s.Since), agentTime(s.StartedAt), agentTime(s.UpdatedAt), string(b)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("save agent session %s: %w", s.ID, err)
@@ -259,19 +218,22 @@ func (w *agentWriter) upsert(s *agent.Session) (int64, error) {
 		if p == "" {
 			continue
 		}
-		if _, err := w.key.ExecContext(w.tx.ctx, s.Client, p, id); err != nil {
+		if _, err := tx.exec(`INSERT INTO agent_session_keys (client, provider_id, session_id) VALUES (?, ?, ?)
+			ON CONFLICT (client, provider_id) DO UPDATE SET session_id = excluded.session_id
+			WHERE session_id != excluded.session_id`, s.Client, p, id); err != nil {
 			return 0, err
 		}
 	}
 	return id, nil
 }
 
-func (w *agentWriter) insertEvent(session int64, e *agent.Event) error {
+func (tx *Tx) insertAgentEvent(session int64, e *agent.Event) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	_, err = w.event.ExecContext(w.tx.ctx, session, e.Client, agentTime(e.Time), string(e.Kind), string(e.Source), e.Late, string(b))
+	_, err = tx.exec(`INSERT INTO agent_events (session_id, client, at, kind, source, late, event) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		session, e.Client, agentTime(e.Time), string(e.Kind), string(e.Source), e.Late, string(b))
 	return err
 }
 
@@ -284,12 +246,6 @@ func (db *DB) TrimAgentEvents(ctx context.Context, sessions []string) error {
 		return nil
 	}
 	return db.update(ctx, func(tx *Tx) error {
-		st, err := tx.PrepareContext(tx.ctx, `DELETE FROM agent_events WHERE session_id = ?1 AND id <
-			(SELECT id FROM agent_events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
 		for _, s := range sessions {
 			id, err := tx.agentRow(s)
 			if desk.ErrorCode(err) == desk.NotFound {
@@ -297,7 +253,9 @@ func (db *DB) TrimAgentEvents(ctx context.Context, sessions []string) error {
 			} else if err != nil {
 				return err
 			}
-			if _, err := st.ExecContext(tx.ctx, id, AgentEventsKept-1); err != nil {
+			if _, err := tx.exec(`DELETE FROM agent_events WHERE session_id = ?1 AND id <
+				(SELECT id FROM agent_events WHERE session_id = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)`,
+				id, AgentEventsKept-1); err != nil {
 				return err
 			}
 		}

@@ -126,7 +126,7 @@ func hookFlag(args []string, name string) string {
 // waiting in the spool. It opens no desk where there is none.
 func hookLastSeen(ctx context.Context, dataDir string) func(client string) (time.Time, bool) {
 	seen := intake.LastSpooled(dataDir)
-	if db, err := sqlite.Open(ctx, dataDir, sqlite.Options{NoCreate: true, Readers: 1}); err == nil {
+	if db, err := sqlite.OpenRead(ctx, dataDir, 0); err == nil {
 		stored, err := db.AgentLastSeen(ctx)
 		db.Close()
 		if err == nil {

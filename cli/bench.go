@@ -127,6 +127,7 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 	probes := fs.Int("probes", def.Probes, "live-stream probes")
 	noCLI := fs.Bool("no-cli", false, "leave out the CLI and hook timings")
 	keep := fs.Bool("keep", false, "keep the measured copy of the desk")
+	profile := fs.String("profile", "", "a folder for CPU profiles of the server and MCP processes (with a desk built from bench/deskprof)")
 	quiet := fs.Float64("quiet", 0, "wait before each run until the machine keeps fewer than this many cores busy (0: do not wait)")
 	quietWait := fs.Duration("quiet-wait", 10*time.Minute, "how long to wait for a quiet machine at most")
 	if err := parseFlags(fs, args); err != nil {
@@ -137,6 +138,16 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 	cfg.Clients = *agents
 	cfg.CLI = !*noCLI
 	cfg.Quiet, cfg.QuietWait = *quiet, *quietWait
+	if *profile != "" {
+		dir, err := filepath.Abs(*profile)
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		cfg.Profile = dir
+	}
 	if *hot || *mixed {
 		cfg.Hot, cfg.Mixed = *hot, *mixed
 	}

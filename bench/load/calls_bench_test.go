@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -85,7 +86,7 @@ func BenchmarkCalls(b *testing.B) {
 	m := startInProcessMCP(b, d.Dir)
 	defer m.close()
 	var step int
-	fixture := createFixture(b, db)
+	fixture := createFixtures(b, db, "perf-calls", "PC", 1)
 	for _, name := range mixedTools {
 		b.Run("mcp/"+name, func(b *testing.B) {
 			for b.Loop() {
@@ -96,26 +97,6 @@ func BenchmarkCalls(b *testing.B) {
 			}
 		})
 	}
-}
-
-// createFixture adds the project and planned issue the progress calls need.
-func createFixture(b *testing.B, db *sqlite.DB) *fixture {
-	ctx := context.Background()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "perf-fixture", Name: "Perf fixture", Prefix: "PF"}, "bench"); err != nil {
-		b.Fatal(err)
-	}
-	fx := &fixture{project: "perf-fixture"}
-	title := "Client 1"
-	is, err := db.CreateIssue(ctx, "perf-fixture", desk.IssueFields{Title: &title}, desk.CreateOptions{Author: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	steps := []desk.Step{{Text: "Reproduce it"}, {Text: "Fix it"}, {Text: "Verify it"}}
-	if _, err := db.SetPlan(ctx, is.ID, steps, nil, "bench"); err != nil {
-		b.Fatal(err)
-	}
-	fx.issues = []string{is.ID}
-	return fx
 }
 
 // inProcessMCP is desk's MCP server on pipes in this process, spoken to
@@ -149,4 +130,73 @@ func (m *inProcessMCP) close() {
 	m.in.Close()
 	m.cancel()
 	<-m.done
+}
+
+// BenchmarkMixedAgent is one agent's round of the mixed run (list, get,
+// comment, progress, handoff) while the other nineteen agents write as
+// they do there: each round of the measured agent, every other agent
+// comments on its rich issue and moves its plan through its own store
+// handle, as a separate process would. Profile it with -focus 'desk/mcp'
+// to see what one MCP server spends, caches invalidated by others' writes
+// included.
+func BenchmarkMixedAgent(b *testing.B) {
+	d := sharedDesk(b)
+	ctx := context.Background()
+	info, err := ReadDesk(ctx, d.Dir, d.Summary.Main)
+	if err != nil {
+		b.Fatal(err)
+	}
+	others, err := sqlite.Open(ctx, d.Dir, sqlite.Options{Readers: 2, CacheKiB: 2048})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer others.Close()
+	fx := createFixtures(b, others, "perf-mixed", "PM", 20)
+	m := startInProcessMCP(b, d.Dir)
+	defer m.close()
+	steps := make([]int, 20)
+	round := 0
+	for b.Loop() {
+		for i := 1; i < 20; i++ {
+			if _, _, err := others.AddComment(ctx, info.Rich[i%len(info.Rich)], desk.CommentInput{Author: "bench", Text: "Mixed benchmark comment"}); err != nil {
+				b.Fatal(err)
+			}
+			_, args := agentCall("mcp_progress", i, &steps[i], info, fx)
+			state := args["state"].(string)
+			if _, err := others.Progress(ctx, fx.issues[i], args["step"].(int), &desk.StepPatch{State: &state}, args["text"].(string), "bench"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for j := range mixedTools {
+			name := mixedTools[(round+j)%len(mixedTools)]
+			tool, args := agentCall(name, 0, &steps[0], info, fx)
+			if _, err := m.Call(tool, args); err != nil {
+				b.Fatal(err)
+			}
+		}
+		round++
+	}
+}
+
+// createFixtures adds a fixture project with n planned issues, for the
+// progress calls.
+func createFixtures(b *testing.B, db *sqlite.DB, slug, prefix string, n int) *fixture {
+	ctx := context.Background()
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: slug, Name: "Fixture " + prefix, Prefix: prefix}, "bench"); err != nil {
+		b.Fatal(err)
+	}
+	fx := &fixture{project: slug}
+	for i := 0; i < n; i++ {
+		title := "Client " + strconv.Itoa(i+1)
+		is, err := db.CreateIssue(ctx, slug, desk.IssueFields{Title: &title}, desk.CreateOptions{Author: "bench"})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps := []desk.Step{{Text: "Reproduce it"}, {Text: "Fix it"}, {Text: "Verify it"}}
+		if _, err := db.SetPlan(ctx, is.ID, steps, nil, "bench"); err != nil {
+			b.Fatal(err)
+		}
+		fx.issues = append(fx.issues, is.ID)
+	}
+	return fx
 }

@@ -45,6 +45,10 @@ type Config struct {
 	// machine, figures taken beside another busy process do not compare.
 	Quiet     float64       `json:"quiet,omitempty"`
 	QuietWait time.Duration `json:"quiet_wait_ns,omitempty"`
+	// Profile, when set, is a folder where each server and MCP process
+	// writes a CPU profile of its whole life, named after its role. Only a
+	// desk built with a profiler (bench/deskprof) writes them.
+	Profile string `json:"-"`
 
 	Log io.Writer `json:"-"` // progress lines; nil is silent
 }
@@ -135,6 +139,15 @@ func (c *Config) waitQuiet(ctx context.Context) float64 {
 	return busy
 }
 
+// env is what a started process gets added to its environment: where to
+// write its profile, when the run profiles.
+func (c *Config) env(role string) []string {
+	if c.Profile == "" {
+		return nil
+	}
+	return []string{"DESK_CPUPROFILE=" + filepath.Join(c.Profile, role+".prof")}
+}
+
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == ' ') {
 		b = b[:len(b)-1]
@@ -199,7 +212,8 @@ func startAgents(cfg *Config, n int, prefix string) ([]*MCP, error) {
 	errs := make(chan error, n)
 	for i := range agents {
 		go func() {
-			m, err := StartMCP(cfg.Bin, cfg.Data, fmt.Sprintf("%s-%d", prefix, i+1))
+			name := fmt.Sprintf("%s-%d", prefix, i+1)
+			m, err := StartMCP(cfg.Bin, cfg.Data, name, cfg.env("mcp-"+name)...)
 			agents[i] = m
 			errs <- err
 		}()

@@ -69,7 +69,7 @@ func one(res []Named) Stats {
 
 func runHot(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*HotResult, error) {
 	res := &HotResult{BusyBefore: cfg.waitQuiet(ctx)}
-	srv, err := StartServer(ctx, cfg.Bin, cfg.Data)
+	srv, err := StartServer(ctx, cfg.Bin, cfg.Data, cfg.env("server-hot")...)
 	if err != nil {
 		return nil, err
 	}

@@ -21,10 +21,11 @@ type MCP struct {
 	next int
 }
 
-// StartMCP starts `bin --data data mcp` and completes the MCP handshake.
-func StartMCP(bin, data, name string) (*MCP, error) {
+// StartMCP starts `bin --data data mcp`, with env added to its
+// environment, and completes the MCP handshake.
+func StartMCP(bin, data, name string, env ...string) (*MCP, error) {
 	cmd := exec.Command(bin, "--data", data, "mcp")
-	cmd.Env = append(os.Environ(), "DESK_AUTHOR="+name)
+	cmd.Env = append(append(os.Environ(), "DESK_AUTHOR="+name), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ var mixedTools = []string{"mcp_list", "mcp_get", "mcp_comment", "mcp_progress", 
 
 func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*MixedResult, error) {
 	busy := cfg.waitQuiet(ctx)
-	srv, err := StartServer(ctx, cfg.Bin, cfg.Data)
+	srv, err := StartServer(ctx, cfg.Bin, cfg.Data, cfg.env("server-mixed")...)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 	if err != nil {
 		return nil, err
 	}
-	probe, err := StartMCP(cfg.Bin, cfg.Data, "probe")
+	probe, err := StartMCP(cfg.Bin, cfg.Data, "probe", cfg.env("mcp-probe")...)
 	if err != nil {
 		closeAgents(agents)
 		return nil, err

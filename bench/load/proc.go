@@ -27,11 +27,11 @@ type Server struct {
 
 var servingAt = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
 
-// StartServer runs `bin --data data serve --port 0` and waits until it
-// answers /api/health.
-func StartServer(ctx context.Context, bin, data string) (*Server, error) {
+// StartServer runs `bin --data data serve --port 0`, with env added to its
+// environment, and waits until it answers /api/health.
+func StartServer(ctx context.Context, bin, data string, env ...string) (*Server, error) {
 	cmd := exec.Command(bin, "--data", data, "serve", "--port", "0")
-	cmd.Env = os.Environ()
+	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err

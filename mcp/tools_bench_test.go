@@ -1,0 +1,66 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"desk/bench/benchdesk"
+	"desk/bench/gen"
+	"desk/link"
+	"desk/sqlite"
+)
+
+type discard struct{ io.Writer }
+
+func (discard) Close() error { return nil }
+
+// BenchmarkToolWork measures what a tool call costs inside the server:
+// checking the arguments, the store's work and the compact answer, without
+// the SDK, the pipe or the client. The difference to BenchmarkMCP's round
+// trip is the protocol's share.
+func BenchmarkToolWork(b *testing.B) {
+	d := benchdesk.New(b, gen.PairDesk, 1)
+	repo := filepath.Join(b.TempDir(), "repo")
+	os.MkdirAll(repo, 0o755)
+	if err := link.Write(d.Dir, repo, d.Summary.Main); err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, d.Dir, sqlite.Options{Readers: 2, CacheKiB: 1024})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	s := newServer(Options{DataDir: d.Dir, Dir: repo, Getenv: func(string) string { return "" }}, db, discard{io.Discard})
+	rich := d.Summary.Rich
+	for _, c := range []struct {
+		name, tool string
+		args func(i int) map[string]any
+	}{
+		{"list50", "list_issues", func(int) map[string]any {
+			return map[string]any{"sort": "backlog", "status": []string{"open", "in_progress"}, "limit": 50}
+		}},
+		{"get-rich", "get_issue", func(int) map[string]any { return map[string]any{"id": rich} }},
+		{"comment-rich", "comment", func(i int) map[string]any { return map[string]any{"id": rich, "text": fmt.Sprintf("work %d", i)} }},
+		{"progress", "progress", func(i int) map[string]any { return map[string]any{"id": rich, "text": fmt.Sprintf("part %d", i)} }},
+		{"handoff", "get_handoff", func(int) map[string]any { return map[string]any{} }},
+		{"search", "search", func(int) map[string]any { return map[string]any{"q": "terrain"} }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			t := s.tools[c.tool]
+			i := 0
+			for b.Loop() {
+				raw, _ := json.Marshal(c.args(i))
+				if res := s.call(ctx, t, raw); res.IsError {
+					b.Fatalf("%s refused: %+v", c.tool, res.Content)
+				}
+				i++
+			}
+		})
+	}
+}

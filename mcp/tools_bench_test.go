@@ -40,7 +40,7 @@ func BenchmarkToolWork(b *testing.B) {
 	rich := d.Summary.Rich
 	for _, c := range []struct {
 		name, tool string
-		args func(i int) map[string]any
+		args       func(i int) map[string]any
 	}{
 		{"list50", "list_issues", func(int) map[string]any {
 			return map[string]any{"sort": "backlog", "status": []string{"open", "in_progress"}, "limit": 50}

@@ -5,9 +5,9 @@
 #
 #   - the context hooks, each a new process with its payload on stdin, by
 #     a Go benchmark and by hyperfine;
-#   - MCP tool calls through the official Go SDK's client to a real
-#     `desk mcp` process, one client and twenty at once, with the servers'
-#     peak memory.
+#   - MCP tool calls: the server's own work per call, and whole calls
+#     through the official Go SDK's client to a real `desk mcp` process,
+#     one client and twenty at once, with the servers' memory.
 #
 #   scripts/bench-mcp-hooks.sh                   # 200 hook runs, 200 calls per tool
 #   RUNS=50 CALLS=50 scripts/bench-mcp-hooks.sh  # quicker
@@ -48,6 +48,10 @@ PY
 else
 	echo "hyperfine is not installed (apt-get install hyperfine): skipped"
 fi
+
+echo "== MCP tools: the server's own work per call, without the protocol"
+go test ./mcp -run '^$' -bench '^BenchmarkToolWork$' -benchtime "${calls}x" -count 1 |
+	grep -E '^(Benchmark|ok|FAIL)'
 
 echo "== MCP tool calls: official Go SDK client over stdio to desk mcp"
 BENCH_CALLS="$calls" go test ./mcp -run '^$' -bench '^BenchmarkMCP$' -benchtime 1x -count 1 |

@@ -15,24 +15,29 @@ export function timeAgo(iso, now = Date.now()) {
   return formatDate(iso);
 }
 
+// One formatter each: making an Intl formatter per call costs more than the
+// formatting, and a timeline formats hundreds of times.
+const dateTime = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dateOnly = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+const clock = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+function format(formatter, iso) {
+  const t = new Date(iso);
+  return Number.isNaN(t.getTime()) ? '' : formatter.format(t);
+}
+
 /** The date and time in the owner's locale, e.g. for tooltips. */
 export function formatDateTime(iso) {
-  const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) return '';
-  return t.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return format(dateTime, iso);
 }
 
 export function formatDate(iso) {
-  const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) return '';
-  return t.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+  return format(dateOnly, iso);
 }
 
 /** The clock time only, for "picked up at 14:02". */
 export function formatClock(iso) {
-  const t = new Date(iso);
-  if (Number.isNaN(t.getTime())) return '';
-  return t.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return format(clock, iso);
 }
 
 export function formatBytes(n) {

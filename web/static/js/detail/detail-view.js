@@ -139,7 +139,10 @@ export class DetailView {
   /** Renders an issue; the same issue again keeps the scroll position and the composer. */
   show(detail) {
     const same = this.current?.id === detail.id;
-    const scroll = same ? this.el.scrollTop : 0;
+    // Another issue starts at the top. The scroll is set before the new
+    // content goes in, while the layout is still clean: setting it after
+    // would force a full layout of the new issue in the middle of drawing it.
+    if (!same && this.el.scrollTop !== 0) this.el.scrollTop = 0;
     this.current = detail;
     this.editing = 0;
     this.deferred = false;
@@ -178,7 +181,6 @@ export class DetailView {
     root.dataset.issue = detail.id;
     root.setAttribute('aria-label', `${detail.id} ${detail.title}`);
     root.removeAttribute('aria-busy');
-    this.el.scrollTop = same ? scroll : 0;
   }
 
   description(detail) {

@@ -200,7 +200,6 @@ export class ListView {
     } else if (e.ctrlKey || e.metaKey) {
       this.app.toggleSelect(id);
     } else {
-      this.app.setCursor(id, { reveal: false });
       this.app.openIssue(id);
     }
   }

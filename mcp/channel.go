@@ -94,6 +94,7 @@ func (s *server) followOwner(ctx context.Context, project string) {
 			log.Error("channel: heartbeat", "err", err)
 		}
 	}
+	notify.PruneHeartbeats(s.opts.DataDir, s.opts.Now())
 	beat()
 	defer notify.RemoveHeartbeat(s.opts.DataDir, hb.ClientPID)
 

@@ -68,6 +68,33 @@ func RemoveHeartbeat(dir string, pid int) error {
 	return err
 }
 
+// PruneHeartbeats removes the heartbeat files that have not been refreshed
+// for an hour: those of servers that were killed before they could clean
+// up. It returns how many it removed.
+func PruneHeartbeats(dir string, now time.Time) int {
+	entries, err := os.ReadDir(filepath.Join(dir, ChannelsDir))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		path := filepath.Join(dir, ChannelsDir, e.Name())
+		var hb Heartbeat
+		b, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(b, &hb) == nil {
+			if at, err := desk.ParseTime(hb.At); err == nil && now.Sub(at) < time.Hour {
+				continue
+			}
+		} else if info, err := e.Info(); err == nil && now.Sub(info.ModTime()) < time.Hour {
+			continue // being written, or not ours to judge yet
+		}
+		if os.Remove(path) == nil {
+			n++
+		}
+	}
+	return n
+}
+
 // ChannelLive reports whether a live channel serves the session that runs
 // this process: a fresh heartbeat for project that names the session id,
 // or the pid of one of this process's ancestors. It costs one directory

@@ -212,3 +212,19 @@ func TestStaleCursorsAreSavedAgain(t *testing.T) {
 		t.Error("a cursor saved two hours ago is not stale")
 	}
 }
+
+func TestPruneHeartbeatsRemovesOnlyTheDead(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	notify.WriteHeartbeat(dir, notify.Heartbeat{Project: "p", ClientPID: 1, At: desk.FormatTime(now)})
+	notify.WriteHeartbeat(dir, notify.Heartbeat{Project: "p", ClientPID: 2, At: desk.FormatTime(now.Add(-2 * time.Hour))})
+	if n := notify.PruneHeartbeats(dir, now); n != 1 {
+		t.Errorf("pruned %d, want 1", n)
+	}
+	if _, err := os.Stat(notify.HeartbeatPath(dir, 1)); err != nil {
+		t.Errorf("the live heartbeat went: %v", err)
+	}
+	if _, err := os.Stat(notify.HeartbeatPath(dir, 2)); !os.IsNotExist(err) {
+		t.Errorf("the dead heartbeat stayed: %v", err)
+	}
+}

@@ -133,13 +133,18 @@ func contentLength(line []byte) (int, bool) {
 // accept returns a message compacted onto one line, or answers the client
 // with the error that explains why it is not one.
 func (r *frameReader) accept(b []byte) ([]byte, bool) {
-	b = bytes.TrimSpace(b)
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, b); err != nil {
+	msg := bytes.TrimSpace(b)
+	if bytes.ContainsAny(msg, "\r\n") {
+		// A framed body may spread over lines; the SDK wants one.
+		var compact bytes.Buffer
+		if json.Compact(&compact, msg) == nil {
+			msg = compact.Bytes()
+		}
+	}
+	if !json.Valid(msg) {
 		r.out.replyError(nil, -32700, "parse error: expected one JSON-RPC message per line")
 		return nil, false
 	}
-	msg := compact.Bytes()
 	if msg[0] == '[' {
 		return msg, true // a batch: the SDK answers it
 	}

@@ -109,7 +109,7 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 	}
 	l.Counts = counts
 	l.Total = len(hits)
-	sortRows(hits, f, sr)
+	sortRows(hits, f, sr, f.Offset+f.Limit)
 	end := min(f.Offset+f.Limit, len(hits))
 	if f.Offset < len(hits) {
 		hits = hits[f.Offset:end]
@@ -225,8 +225,11 @@ func rankOf(list []string) map[string]int {
 
 // sortRows orders rows by the filter's sort; every order ends on the
 // number so that pages never overlap. Each row's key is computed once, and
-// the comparison touches only integers and one string.
-func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult) {
+// the comparison touches only integers and one string. Only the first need
+// rows (a page and what comes before it) must be in order: when they are a
+// small part of the rows, they are selected instead of sorting them all,
+// and the rest are left in no particular order.
+func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 	type keyed struct {
 		r     *row
 		major int     // status, priority, size and area ranks, packed
@@ -267,7 +270,7 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult) {
 		}
 		ks[i] = k
 	}
-	slices.SortFunc(ks, func(a, b keyed) int {
+	compare := func(a, b keyed) int {
 		if a.score != b.score {
 			if a.score > b.score {
 				return -1
@@ -281,10 +284,56 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult) {
 			return c
 		}
 		return cmp.Compare(a.minor, b.minor)
-	})
+	}
+	if need > 0 && need < len(ks)/4 {
+		ks = smallest(ks, need, compare)
+	} else {
+		slices.SortFunc(ks, compare)
+	}
 	for i := range ks {
 		rows[i] = ks[i].r
 	}
+}
+
+// smallest returns the n smallest items by cmp, in order: one pass keeping
+// the n best so far in a heap with the largest on top costs len·log n
+// comparisons, where sorting everything to keep a page costs len·log len.
+func smallest[T any](items []T, n int, cmp func(a, b T) int) []T {
+	h := make([]T, 0, n)
+	for _, it := range items {
+		if len(h) < n {
+			h = append(h, it)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if cmp(h[i], h[p]) <= 0 {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if cmp(it, h[0]) >= 0 {
+			continue
+		}
+		h[0] = it
+		for i := 0; ; {
+			j := 2*i + 1
+			if j >= len(h) {
+				break
+			}
+			if r := j + 1; r < len(h) && cmp(h[r], h[j]) > 0 {
+				j = r
+			}
+			if cmp(h[j], h[i]) <= 0 {
+				break
+			}
+			h[i], h[j] = h[j], h[i]
+			i = j
+		}
+	}
+	slices.SortFunc(h, cmp)
+	return h
 }
 
 // invert maps a time text to one that sorts in the opposite order, so

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"slices"
-	"strconv"
 	"strings"
 
 	"desk"
@@ -59,7 +58,7 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 	}
 
 	counts := newCounts()
-	areaNames, mileNames := map[string]string{}, map[string]string{}
+	tally := newFacetTally()
 	var hits []*row
 	for _, r := range heads {
 		if !passesPlain(r, f) || (sr != nil && !sr.ids[r.rowid]) {
@@ -79,34 +78,10 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 			if ok&need != need {
 				continue
 			}
-			switch i {
-			case fStatus:
-				counts.Status[r.Status]++
-			case fKind:
-				counts.Kind[r.Kind]++
-			case fPriority:
-				counts.Priority[r.Priority]++
-			case fArea:
-				if r.Area != "" {
-					counts.Area[canonical(areaNames, r.Area)]++
-				}
-			case fSeed:
-				if r.seed != nil {
-					counts.Seed[strconv.FormatInt(*r.seed, 10)]++
-				}
-			case fSize:
-				counts.Size[sizeKey(r.Size)]++
-			case fMilestone:
-				if r.Milestone != "" {
-					counts.Milestone[canonical(mileNames, r.Milestone)]++
-				}
-			case fMerged:
-				if r.mergedID != 0 {
-					counts.Merged++
-				}
-			}
+			tally.count(i, r)
 		}
 	}
+	tally.into(&counts)
 	l.Counts = counts
 	l.Total = len(hits)
 	sortRows(hits, f, sr, f.Offset+f.Limit)
@@ -142,17 +117,6 @@ func newCounts() desk.Counts {
 		Status: emptyCounts(desk.Statuses), Kind: emptyCounts(desk.Kinds), Priority: emptyCounts(desk.Priorities),
 		Area: map[string]int{}, Seed: map[string]int{}, Size: map[string]int{}, Milestone: map[string]int{},
 	}
-}
-
-// canonical folds case variants of a free-text value into the first
-// spelling seen.
-func canonical(names map[string]string, v string) string {
-	k := strings.ToLower(v)
-	if c, ok := names[k]; ok {
-		return c
-	}
-	names[k] = v
-	return v
 }
 
 func sizeKey(s string) string {

@@ -31,9 +31,15 @@ DESK_BENCH_DATA="$work" go test ./hook -run '^$' -bench '^BenchmarkHooks$' -benc
 echo "== hooks: hyperfine (wall time, shell start subtracted)"
 go build -o "$work/desk" ./cmd/desk
 if command -v hyperfine >/dev/null; then
-	for hook in session-start user-prompt-submit; do
-		hyperfine --style none --warmup 10 --runs "$runs" --export-json "$work/$hook.json" \
-			"$work/desk --data $work/data hook $hook --client claude < $work/payload.json" >/dev/null
+	# Through the same shell as the hooks, so that the two compare: hyperfine
+	# subtracts its estimate of the shell's start, which a busy machine can
+	# get wrong.
+	for hook in version session-start user-prompt-submit; do
+		cmd="$work/desk --data $work/data hook $hook --client claude < $work/payload.json"
+		if [[ $hook == version ]]; then
+			cmd="$work/desk version < $work/payload.json"
+		fi
+		hyperfine --style none --warmup 10 --runs "$runs" --export-json "$work/$hook.json" "$cmd" >/dev/null
 		if command -v python3 >/dev/null; then
 			python3 - "$work/$hook.json" "$hook" <<'PY'
 import json, sys

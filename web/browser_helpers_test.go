@@ -101,7 +101,15 @@ func openPage(tb testing.TB, d *testdesk.Desk, path string, opts ...pageOptions)
 	}
 	// The page gets exactly the asked size, whatever the window adds around it.
 	p.do(chromedp.EmulateViewport(int64(o.width), int64(o.height)), chromedp.Navigate(d.URL+path))
+	p.waitReady()
 	return p
+}
+
+// waitReady waits until every part of the page has loaded: the keys, the
+// live connection and the issue view come after the first rows.
+func (p *page) waitReady() {
+	p.tb.Helper()
+	p.waitFor("the page to be ready", `document.body?.dataset.ready === 'true'`)
 }
 
 // newTab opens another tab of the same browser on path.
@@ -115,6 +123,7 @@ func (p *page) newTab(path string) *page {
 	}
 	q.listen()
 	q.do(chromedp.EmulateViewport(1400, 900), chromedp.Navigate(p.desk.URL+path))
+	q.waitReady()
 	return q
 }
 

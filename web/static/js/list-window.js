@@ -5,6 +5,10 @@
 // Rows are kept by key. A row is rebuilt only when its stamp changes, so a
 // live edit of one issue touches one row and leaves the others (and the
 // owner's place in the list) alone.
+//
+// Drawing never reads the layout: the scroll offset comes from scroll
+// events and the height from a ResizeObserver, so a redraw after a data
+// change costs no forced layout of the page.
 
 /** Prefix sums of item heights: tops[i] is where item i starts. */
 export function computeTops(items) {
@@ -69,11 +73,27 @@ export class ListWindow {
     this.host.className = 'window-host';
     scroller.append(this.sticky, this.host);
 
+    // Known without asking the layout: the scroll offset as of the last
+    // scroll event (or our own write), the height as of the last resize.
+    this.top = 0;
+    this.height = window.innerHeight;
+
     this.frame = 0;
-    this.onScroll = () => this.schedule();
+    this.onScroll = () => {
+      this.top = scroller.scrollTop;
+      this.schedule();
+    };
     scroller.addEventListener('scroll', this.onScroll, { passive: true });
-    this.resize = new ResizeObserver(() => this.schedule());
+    this.resize = new ResizeObserver((entries) => {
+      this.height = entries[entries.length - 1].contentRect.height || this.height;
+      this.schedule();
+    });
     this.resize.observe(scroller);
+  }
+
+  scrollTo(top) {
+    this.top = Math.max(0, top);
+    this.scroller.scrollTop = this.top;
   }
 
   /**
@@ -81,22 +101,25 @@ export class ListWindow {
    * stays where it is even if rows above it came or went (a live re-sort).
    */
   setItems(items) {
-    const anchor = this.scroller.scrollTop > 0 ? this.anchor() : null;
+    const anchor = this.top > 0 ? this.anchor() : null;
     this.items = items;
     this.tops = computeTops(items);
     this.indexByKey = new Map(items.map((item, i) => [item.key, i]));
     this.host.style.height = `${this.tops[items.length]}px`;
     if (anchor && this.indexByKey.has(anchor.key)) {
       const top = this.tops[this.indexByKey.get(anchor.key)];
-      if (Math.abs(top + anchor.offset - this.scroller.scrollTop) >= 1) this.scroller.scrollTop = top + anchor.offset;
+      if (Math.abs(top + anchor.offset - this.top) >= 1) this.scrollTo(top + anchor.offset);
     }
+    // A shorter list moves the scroll back, as the browser will.
+    const most = Math.max(0, this.tops[items.length] - this.height);
+    if (this.top > most) this.top = most;
     this.paint();
   }
 
   anchor() {
-    const i = indexAt(this.tops, this.scroller.scrollTop);
+    const i = indexAt(this.tops, this.top);
     const item = this.items[i];
-    return item ? { key: item.key, offset: this.scroller.scrollTop - this.tops[i] } : null;
+    return item ? { key: item.key, offset: this.top - this.tops[i] } : null;
   }
 
   schedule() {
@@ -115,8 +138,7 @@ export class ListWindow {
 
   paint() {
     const { render, stamp, overscan } = this.options;
-    const viewport = this.scroller.clientHeight || 600;
-    const [start, end] = visibleRange(this.tops, this.scroller.scrollTop, viewport, overscan);
+    const [start, end] = visibleRange(this.tops, this.top, this.height, overscan);
     const keep = new Set();
     let previous = null;
     for (let i = start; i < end; i++) {
@@ -164,7 +186,7 @@ export class ListWindow {
   paintSticky() {
     const { sticky, renderSticky } = this.options;
     if (!sticky || !renderSticky) return;
-    const top = this.scroller.scrollTop;
+    const top = this.top;
     let header = null;
     if (top > 0) {
       for (let i = indexAt(this.tops, top); i >= 0; i--) {
@@ -195,11 +217,10 @@ export class ListWindow {
     if (i === undefined) return;
     const top = this.tops[i];
     const bottom = this.tops[i + 1];
-    const view = this.scroller.clientHeight;
     // The sticky group header covers the top of the list.
-    const cover = this.sticky.offsetHeight || 0;
-    if (top - cover < this.scroller.scrollTop) this.scroller.scrollTop = Math.max(0, top - cover);
-    else if (bottom > this.scroller.scrollTop + view) this.scroller.scrollTop = bottom - view;
+    const cover = this.sticky.firstChild ? this.options.stickyHeight || 0 : 0;
+    if (top - cover < this.top) this.scrollTo(top - cover);
+    else if (bottom > this.top + this.height) this.scrollTo(bottom - this.height);
     this.paint();
   }
 

@@ -4,7 +4,7 @@
 
 import { h } from '../dom.js';
 import { ListWindow } from '../list-window.js';
-import { triageItems, backlogItems } from '../list-model.js';
+import { triageItems, backlogItems, GROUP_HEIGHT } from '../list-model.js';
 import { statusLabel } from '../enums.js';
 import { renderRow, renderCard, renderGroupHeader, statusPill } from './rows.js';
 
@@ -67,6 +67,7 @@ export class ListView {
       stamp: (item) => this.stamp(item),
       sticky: (item) => item.kind === 'group',
       renderSticky: (item) => renderGroupHeader(item),
+      stickyHeight: GROUP_HEIGHT,
       onPaint: () => this.painted(),
     };
   }

@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"desk"
+	deskhttp "desk/http"
 	"desk/internal/testdesk"
 )
 
@@ -914,4 +915,33 @@ func TestWithoutSharedWorkerThePagePolls(t *testing.T) {
 	p.waitFor("the polling footer", `document.getElementById('live-state').textContent === '○ polling'`)
 	writeFromProcess(t, d.DataDir, "title", s.Plain, "Found by polling")
 	p.waitForWithin("the polled change", `document.querySelector('[data-id="`+s.Plain+`"] .row-title')?.textContent === 'Found by polling'`, 12*time.Second)
+}
+
+func TestWhenTheStreamDropsThePagePollsAndCatchesUp(t *testing.T) {
+	d, s := startSample(t)
+	p := openPage(t, d, "/#/mygame")
+	p.waitRow(s.Check)
+	p.waitFor("live", `document.getElementById('live-state').textContent === '● live'`)
+	addr := d.Server.Addr().String()
+
+	// The server goes away; the page says so and keeps trying.
+	p.allowConsole("ERR_CONNECTION_REFUSED")
+	p.allowConsole("Failed to fetch")
+	p.allowConsole("net::ERR_")
+	if err := d.Server.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p.waitForWithin("the polling footer", `document.getElementById('live-state').textContent === '○ polling'`, 15*time.Second)
+
+	// A write while it is away, then the server is back on the same address.
+	if _, err := d.DB.UpdateIssue(context.Background(), s.Plain, desk.IssueFields{Title: ptr("Written while the desk was away")}, "codex"); err != nil {
+		t.Fatal(err)
+	}
+	srv := deskhttp.NewServer(d.DB, deskhttp.Options{Addr: addr})
+	if err := srv.Open(); err != nil {
+		t.Fatalf("reopen on %s: %v", addr, err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	p.waitForWithin("live again", `document.getElementById('live-state').textContent === '● live'`, 15*time.Second)
+	p.waitForWithin("the missed write", `document.querySelector('[data-id="`+s.Plain+`"] .row-title')?.textContent === 'Written while the desk was away'`, 10*time.Second)
 }

@@ -53,6 +53,10 @@ type server struct {
 
 	delegated bool
 	channel   channelState
+
+	touchMu   sync.Mutex
+	lastTouch map[string]time.Time // issue key → when this session was last linked to it
+	touches   sync.WaitGroup       // links being written after their call answered
 }
 
 // ServerName is the name the server gives itself.
@@ -80,6 +84,7 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 	}
 	defer db.Close()
 	s := newServer(opts, db, out)
+	defer s.touches.Wait() // before the store closes
 	s.channel.detect(opts.Getenv)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -92,7 +97,7 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 }
 
 func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *server {
-	s := &server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}}
+	s := &server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}, lastTouch: map[string]time.Time{}}
 	s.delegated = notify.IsDelegated(opts.Getenv)
 	if c := opts.Getenv("DESK_CLIENT"); c != "" {
 		s.client = notify.ClientName(c)
@@ -164,6 +169,9 @@ func (s *server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *s
 	if err != nil {
 		return s.errorResult(t.name, err)
 	}
+	if !t.readOnly {
+		s.touched(ctx, a, out)
+	}
 	var text string
 	switch v := out.(type) {
 	case string:
@@ -176,6 +184,60 @@ func (s *server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *s
 		text = string(b)
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
+
+// touchEvery is how often the same issue is linked to this session again:
+// an agent ticking steps and commenting on one issue needs the link once.
+const touchEvery = time.Minute
+
+// touched tells the store which issues a write tool worked on, so that
+// the Agents view and the issue itself show which session is on it. The
+// issues are the ones the call named (id, child, target, issue) and the
+// one its answer describes (a new issue). It writes after the call has
+// answered, at most once a minute per issue, and a failure only costs
+// that link, never the call.
+func (s *server) touched(ctx context.Context, a *args, out any) {
+	keys := map[string]bool{}
+	for _, name := range []string{"id", "child", "target", "issue"} {
+		if k := a.str(name); k != "" {
+			keys[k] = true
+		}
+	}
+	if b, err := json.Marshal(out); err == nil {
+		var answer struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(b, &answer) == nil && answer.ID != "" {
+			keys[answer.ID] = true
+		}
+	}
+	now := s.opts.Now()
+	var due []string
+	s.touchMu.Lock()
+	for k := range keys {
+		if _, _, err := desk.ParseIssueKey(k); err != nil {
+			continue
+		}
+		if last, ok := s.lastTouch[k]; ok && now.Sub(last) < touchEvery {
+			continue
+		}
+		s.lastTouch[k] = now
+		due = append(due, k)
+	}
+	s.touchMu.Unlock()
+	if len(due) == 0 {
+		return
+	}
+	client, provider := s.clientName(), s.opts.Getenv("CLAUDE_CODE_SESSION_ID")
+	s.touches.Add(1)
+	go func() {
+		defer s.touches.Done()
+		for _, k := range due {
+			if err := s.db.AgentTouched(context.WithoutCancel(ctx), client, provider, s.opts.Dir, k); err != nil {
+				s.opts.Logger.Warn("link the session to an issue", "issue", k, "err", err)
+			}
+		}
+	}()
 }
 
 // errorResult words a refusal for the agent: the core's code, message and

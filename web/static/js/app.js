@@ -27,7 +27,7 @@ import { ListPane } from './list/list-pane.js';
 // How long a changed row or timeline entry stays highlighted.
 const FRESH_MS = 2600;
 // Live changes that arrive together are handled together.
-const LIVE_BATCH_MS = 25;
+const LIVE_BATCH_MS = 8;
 const LIST_RELOAD_MS = 300;
 // The longest the rest of the page waits for the first rows.
 const FIRST_ROWS_WAIT_MS = 400;

@@ -26,9 +26,6 @@ import { ListPane } from './list/list-pane.js';
 
 // How long a changed row or timeline entry stays highlighted.
 const FRESH_MS = 2600;
-// Live changes that arrive together are handled together.
-const LIVE_BATCH_MS = 8;
-const LIST_RELOAD_MS = 300;
 // The longest the rest of the page waits for the first rows.
 const FIRST_ROWS_WAIT_MS = 400;
 const PHONE = '(max-width: 760px)';
@@ -55,11 +52,8 @@ export class DeskApp {
     this.selection = new Selection();
     this.fresh = new Map();
     this.detail = null;
-    this.pendingChanges = [];
-    this.liveTimer = 0;
-    this.lastListReload = 0;
-    this.listReloadTimer = 0;
-    this.rowReads = new Map();
+    /** @type {import('./live-updates.js').LiveUpdates|null} */
+    this.updates = null;
 
     this.listReq = new Latest();
     this.detailReq = new Latest();
@@ -86,7 +80,6 @@ export class DeskApp {
     /** @type {import('./agents/agents-view.js').AgentsView|null} */
     this.agentsView = null;
     this.workspace = document.getElementById('workspace');
-    this.liveState = document.getElementById('live-state');
 
   }
 
@@ -131,18 +124,20 @@ export class DeskApp {
     return Promise.all([
       import('./top-bar.js'),
       import('./live-client.js'),
+      import('./live-updates.js'),
       import('./keyboard.js'),
       import('./splitter.js'),
-    ]).then(([topBar, live, keyboard, splitter]) => {
+    ]).then(([topBar, live, updates, keyboard, splitter]) => {
       this.topBar = new topBar.TopBar(this);
       this.topBar.render();
       keyboard.installKeyboard(this);
       splitter.installSplitter(document.getElementById('splitter'), this.workspace);
+      this.updates = new updates.LiveUpdates(this, document.getElementById('live-state'));
       this.live = new live.LiveClient({
-        onChange: (changes) => this.liveChanges(changes),
+        onChange: (changes) => this.updates.receive(changes),
         onRefresh: () => this.refresh({ quiet: true }),
         onResync: () => this.refresh({ quiet: true }),
-        onMode: (mode) => this.showLiveMode(mode),
+        onMode: (mode) => this.updates.showMode(mode),
         shownChange: () => this.project?.last_change,
       });
       this.live.follow(this.route.agents ? null : this.slug);
@@ -394,6 +389,11 @@ export class DeskApp {
     return this.byId?.get(id) || (this.detail?.id === id ? this.detail : null);
   }
 
+  /** Highlights an issue's row for a moment: it just changed. */
+  markFresh(id) {
+    this.fresh.set(id, Date.now() + FRESH_MS);
+  }
+
   isFresh(id) {
     const until = this.fresh.get(id);
     if (!until) return false;
@@ -476,105 +476,6 @@ export class DeskApp {
     if (this.route.issue) this.refreshDetail();
     if (this.route.handoff) this.handoffView?.changed();
     if (!quiet) toast('Refreshed');
-  }
-
-  // ---- Live ---------------------------------------------------------------
-
-  liveChanges(changes) {
-    this.pendingChanges.push(...changes);
-    if (this.liveTimer) return;
-    this.liveTimer = setTimeout(() => {
-      this.liveTimer = 0;
-      const batch = this.pendingChanges;
-      this.pendingChanges = [];
-      this.applyChanges(batch);
-    }, LIVE_BATCH_MS);
-  }
-
-  applyChanges(changes) {
-    const mine = changes.filter((c) => c.project === this.slug);
-    if (changes.some((c) => c.type === 'agent')) this.agentsView?.changed(changes.filter((c) => c.type === 'agent'));
-    if (changes.some((c) => c.project !== this.slug)) this.scheduleProjectsReload();
-    if (!mine.length) return;
-    const issues = new Set(mine.map((c) => c.issue).filter(Boolean));
-    if (issues.size) {
-      this.patchChangedRows(issues);
-      this.scheduleListReload();
-    }
-    if (mine.some((c) => c.type === 'handoff')) this.handoffView?.changed();
-    const d = this.detail;
-    if (d) {
-      const related = [d.parent, ...(d.children || []).map((c) => c.id), ...(d.merged_sources || []).map((m) => m.id)];
-      if (issues.has(d.id)) import('./detail/location-card.js').then((m) => m.checkPendingSends(d.id));
-      if (!issues.has(d.id) && related.some((id) => id && issues.has(id))) this.refreshDetail();
-    }
-    this.scheduleProjectReload();
-  }
-
-  // The fast path of a live change: each changed issue on screen is read
-  // alone (a few milliseconds) and patched into its row, and the open issue
-  // is redrawn from the same read. The list reload that follows settles the
-  // order, the counts and issues that entered or left the view.
-  patchChangedRows(ids) {
-    const wanted = [...ids].filter((id) => this.byId?.has(id) || this.detail?.id === id).slice(0, 8);
-    for (const id of wanted) {
-      // Two quick changes of one issue start two reads; only the later one counts.
-      const seq = (this.rowReads.get(id) || 0) + 1;
-      this.rowReads.set(id, seq);
-      getJSON(paths.issue(id)).then((detail) => {
-        if (this.rowReads.get(id) !== seq) return;
-        this.rowReads.delete(id);
-        const row = this.byId?.get(detail.id);
-        if (row && detail.updated_at >= row.updated_at) {
-          this.fresh.set(detail.id, Date.now() + FRESH_MS);
-          this.patchRow(detail);
-        }
-        if (this.detail?.id === detail.id && this.route.issue === detail.id) {
-          if (this.detailView.isEditing()) this.detailView.deferRefresh();
-          else this.showDetail(detail);
-        }
-      }, () => {
-        // Deleted or merged away: the list reload shows it.
-      });
-    }
-  }
-
-  // Live list reloads run at most every LIST_RELOAD_MS while changes pour
-  // in (twenty agents writing), with one more after the last change.
-  scheduleListReload() {
-    const wait = this.lastListReload + LIST_RELOAD_MS - Date.now();
-    if (wait <= 0) {
-      this.lastListReload = Date.now();
-      this.loadList({ live: true });
-      return;
-    }
-    if (this.listReloadTimer) return;
-    this.listReloadTimer = setTimeout(() => {
-      this.listReloadTimer = 0;
-      this.lastListReload = Date.now();
-      this.loadList({ live: true });
-    }, wait);
-  }
-
-  // Counts, build and areas follow the list closely but need not be instant.
-  scheduleProjectReload() {
-    clearTimeout(this.projectTimer);
-    this.projectTimer = setTimeout(() => {
-      this.loadProject();
-      this.loadProjects();
-    }, 250);
-  }
-
-  scheduleProjectsReload() {
-    clearTimeout(this.projectsTimer);
-    this.projectsTimer = setTimeout(() => this.loadProjects(), 1000);
-  }
-
-  showLiveMode(mode) {
-    const el = this.liveState;
-    el.className = `live-state ${mode}`;
-    el.textContent = mode === 'live' ? '● live' : mode === 'polling' ? '○ polling' : '○ connecting';
-    el.title = mode === 'live' ? 'Changes from anywhere show as they happen' : 'The live stream is down; checking for changes every few seconds';
   }
 
   // ---- Filters and views ---------------------------------------------------
@@ -807,7 +708,7 @@ export class DeskApp {
     try {
       const attachments = await Promise.all(files.map(fileToAttachment));
       const detail = await postJSON(paths.issues(this.slug), { ...fields, author: OWNER, source: 'owner', attachments });
-      this.fresh.set(detail.id, Date.now() + FRESH_MS);
+      this.markFresh(detail.id);
       toast(`${detail.id} created`);
       this.loadList({ live: true });
       return detail;

@@ -110,6 +110,18 @@ func TestDeskOpensOnFirstProjectAndQuickAddFilesAnIssue(t *testing.T) {
 	if got.Priority != "p1" || got.Area != "deep caves" || got.Kind != "task" || strings.Join(got.Tags, ",") != "lighting" || got.Source != "owner" {
 		t.Errorf("quick add stored %+v", got)
 	}
+
+	// A screenshot pasted into quick add goes with the new issue.
+	p.do(chromedp.Focus(chromedp.ID("quick-add")))
+	p.pasteImage("#quick-add", screenshotPNG(t))
+	p.waitFor("the screenshot in the hint", `document.getElementById('quick-add-hint').textContent.includes('1 screenshot')`)
+	p.typeInto("#quick-add", "Water glitters through the wall")
+	p.key("\r")
+	p.waitFor("the second row", `[...document.querySelectorAll('.row-title')].some((el) => el.textContent === 'Water glitters through the wall')`)
+	list, err = d.DB.Issues(context.Background(), "mygame", desk.IssueFilter{Q: "glitters"})
+	if err != nil || len(list.Issues) != 1 || list.Issues[0].AttachmentCount != 1 {
+		t.Fatalf("the pasted screenshot was not attached: %v %+v", err, list.Issues)
+	}
 }
 
 func TestQuickAddRefusesAMarkerOnlyLineWithAMessage(t *testing.T) {

@@ -390,24 +390,14 @@ func TestWritesFromAnotherProcessShowLive(t *testing.T) {
 	p.waitFor("the new project name", `document.querySelector('.project-button').textContent.includes('Ember Isles II')`)
 }
 
-var cliPath string
-
-// buildCLI builds the desk binary once for the tests that run it.
+// buildCLI builds the desk binary for a test that runs it as another process.
 func buildCLI(t *testing.T) string {
 	t.Helper()
-	if cliPath != "" {
-		return cliPath
-	}
-	dir, err := os.MkdirTemp("", "desk-web-cli")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "desk")
+	path := filepath.Join(t.TempDir(), "desk")
 	out, err := exec.Command("go", "build", "-o", path, "desk/cmd/desk").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build desk: %v\n%s", err, out)
 	}
-	cliPath = path
 	return path
 }
 

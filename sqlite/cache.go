@@ -20,6 +20,9 @@ type rowCache struct {
 	head   atomic.Pointer[decodedHead]
 	text   atomic.Pointer[rowText]
 	detail atomic.Pointer[detailParts]
+	// prev is the detail last read for an earlier version of the issue,
+	// set when the row replaces that version and never changed after.
+	prev *detailParts
 }
 
 // decodedHead holds a row's decoded JSON fields. Lists hand out copies of
@@ -47,6 +50,21 @@ type detailParts struct {
 	children      []desk.ChildInfo
 	mergedSources []desk.MergedSource
 	parentInfo    *desk.ParentInfo
+
+	// The highest ids read, from which a later version is extended.
+	maxComment, maxAttachment, maxActivity int64
+}
+
+func (d *detailParts) setMax() {
+	if n := len(d.comments); n > 0 {
+		d.maxComment = d.comments[n-1].ID
+	}
+	if n := len(d.attachments); n > 0 {
+		d.maxAttachment = d.attachments[n-1].ID
+	}
+	if n := len(d.activity); n > 0 {
+		d.maxActivity = d.activity[n-1].ID
+	}
 }
 
 // decoded returns a copy of the row's issue with its JSON fields decoded.

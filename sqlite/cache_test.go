@@ -71,3 +71,52 @@ func parentRef(id string) **string {
 	p := &id
 	return &p
 }
+
+// TestBusyIssueDetailExtendsOrReadsAgain checks the detail of an issue read
+// between writes: new comments are appended to what was read, and writes
+// that change older rows (a file on an old comment, a merge, a deletion)
+// make it read everything again.
+func TestBusyIssueDetailExtendsOrReadsAgain(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	is := MustIssue(t, db, desk.IssueFields{Title: ptr("busy")}, "owner")
+	src := MustIssue(t, db, desk.IssueFields{Title: ptr("dupe")}, "owner")
+	other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	db.Issues(ctx, "mygame", desk.IssueFilter{})
+	first, _, _ := other.AddComment(ctx, is.ID, desk.CommentInput{Text: "one"})
+	read := func() *desk.IssueDetail {
+		t.Helper()
+		d, err := db.Issue(ctx, is.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(d.Comments) != d.CommentCount || len(d.Attachments) != d.AttachmentCount {
+			t.Fatalf("detail has %d comments, %d files; counters say %d, %d", len(d.Comments), len(d.Attachments), d.CommentCount, d.AttachmentCount)
+		}
+		return d
+	}
+	read()
+	for i := 0; i < 3; i++ {
+		other.AddComment(ctx, is.ID, desk.CommentInput{Text: "more", Attachments: []desk.AttachmentInput{{Filename: "s.png", Data: tinyPNG}}})
+		if d := read(); len(d.Comments) != 2+i || len(d.Comments[len(d.Comments)-1].Attachments) != 1 {
+			t.Fatalf("after comment %d: %d comments", i, len(d.Comments))
+		}
+	}
+	other.AddAttachments(ctx, is.ID, &first.ID, []desk.AttachmentInput{{Filename: "late.png", Data: tinyPNG}}, "owner")
+	if d := read(); len(d.Comments[0].Attachments) != 1 {
+		t.Fatalf("a file added to the first comment is missing: %+v", d.Comments[0].Attachments)
+	}
+	other.AddComment(ctx, src.ID, desk.CommentInput{Text: "from the dupe"})
+	other.Merge(ctx, is.ID, []string{src.ID}, "owner")
+	if d := read(); len(d.Comments) != 5 || len(d.MergedSources) != 1 {
+		t.Fatalf("after the merge: %d comments, %d sources", len(d.Comments), len(d.MergedSources))
+	}
+	d := read()
+	other.DeleteAttachment(ctx, d.Attachments[0].ID, "owner")
+	read()
+}

@@ -387,9 +387,10 @@ func comments(ctx context.Context, q queryer, r *row, files map[int64][]*desk.At
 	return out, rows.Err()
 }
 
-func activities(ctx context.Context, q queryer, r *row) ([]*desk.Activity, error) {
+// activities reads r's timeline entries after entry after (0: all).
+func activities(ctx context.Context, q queryer, r *row, after int64) ([]*desk.Activity, error) {
 	rows, err := q.QueryContext(ctx, `SELECT a.id, a.actor, a.action, a.detail, a.created_at, mf.number
-		FROM activity a LEFT JOIN issues mf ON mf.id = a.merged_from WHERE a.issue_id = ? ORDER BY a.id`, r.rowid)
+		FROM activity a LEFT JOIN issues mf ON mf.id = a.merged_from WHERE a.issue_id = ? AND a.id > ? ORDER BY a.id`, r.rowid, after)
 	if err != nil {
 		return nil, err
 	}

@@ -172,6 +172,14 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 		}
 		if p := x.projects[r.projectID]; p != nil {
 			p.name(r)
+			if old := p.heads[id]; old != nil {
+				// The new version may extend what was read of the old one.
+				if d := old.cache.detail.Load(); d != nil {
+					r.cache.prev = d
+				} else {
+					r.cache.prev = old.cache.prev
+				}
+			}
 			p.heads[id] = r
 			p.put(r, owned)
 			x.owner[id] = r.projectID

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"desk"
@@ -419,35 +420,101 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 // and parent its parent's: the parts are kept on head and reused while both
 // stay the same. The slices of a detail may be shared; nothing may change them.
 func (db *DB) detail(ctx context.Context, q queryer, r *row, head, parent *row) (*desk.IssueDetail, error) {
+	parts, err := detailPartsOf(ctx, q, r, head, parent)
+	if err != nil {
+		return nil, err
+	}
 	d := &desk.IssueDetail{Issue: r.Issue}
-	var parts *detailParts
-	if head != nil {
-		if p := head.cache.detail.Load(); p != nil && p.parent == parent {
-			parts = p
-		}
-	}
-	if parts == nil {
-		var err error
-		if parts, err = readDetailParts(ctx, q, r); err != nil {
-			return nil, err
-		}
-		parts.parent = parent
-		if head != nil {
-			head.cache.detail.Store(parts)
-		}
-	}
 	d.Comments, d.Attachments, d.Activity = parts.comments, parts.attachments, parts.activity
 	d.Children, d.MergedSources, d.ParentInfo = parts.children, parts.mergedSources, parts.parentInfo
-	var err error
 	if d.Commands, err = db.issueCommands(ctx, q, r); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
+// detailPartsOf returns the parts of r's detail: kept on head, extended
+// from what an earlier version of the issue had (a busy issue gains a
+// comment every few seconds, and its hundreds of older ones stay as they
+// were), or read whole.
+func detailPartsOf(ctx context.Context, q queryer, r *row, head, parent *row) (*detailParts, error) {
+	if head == nil {
+		return readDetailParts(ctx, q, r)
+	}
+	if p := head.cache.detail.Load(); p != nil && p.parent == parent {
+		return p, nil
+	}
+	var parts *detailParts
+	var err error
+	if prev := head.cache.prev; prev != nil && prev.parent == parent {
+		if parts, err = extendDetailParts(ctx, q, r, prev); err != nil {
+			return nil, err
+		}
+	}
+	if parts == nil {
+		if parts, err = readDetailParts(ctx, q, r); err != nil {
+			return nil, err
+		}
+	}
+	parts.parent = parent
+	head.cache.detail.Store(parts)
+	return parts, nil
+}
+
+// extendDetailParts appends to prev what was added to the issue since:
+// comments, files and timeline entries with higher ids. It returns nil when
+// the issue changed otherwise (a merge moved older rows in, a file was
+// deleted, a file was added to an older comment), which the counts tell.
+func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts) (*detailParts, error) {
+	files, err := attachments(ctx, q, r, `a.issue_id = ? AND a.id > ?`, r.rowid, prev.maxAttachment)
+	if err != nil {
+		return nil, err
+	}
+	byComment := map[int64][]*desk.Attachment{}
+	for _, a := range files {
+		if a.CommentID != nil {
+			byComment[*a.CommentID] = append(byComment[*a.CommentID], a)
+		}
+	}
+	cs, err := comments(ctx, q, r, byComment, `c.issue_id = ? AND c.id > ?`, r.rowid, prev.maxComment)
+	if err != nil {
+		return nil, err
+	}
+	fresh := map[int64]bool{}
+	for _, c := range cs {
+		fresh[c.ID] = true
+	}
+	for id := range byComment {
+		if !fresh[id] {
+			return nil, nil // a file for a comment read before
+		}
+	}
+	if len(prev.comments)+len(cs) != r.CommentCount || len(prev.attachments)+len(files) != r.AttachmentCount {
+		return nil, nil
+	}
+	acts, err := activities(ctx, q, r, prev.maxActivity)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM activity WHERE issue_id = ?`, r.rowid).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n != len(prev.activity)+len(acts) {
+		return nil, nil
+	}
+	d := &detailParts{
+		comments:    slices.Concat(prev.comments, cs),
+		attachments: slices.Concat(prev.attachments, files),
+		activity:    slices.Concat(prev.activity, acts),
+	}
+	d.setMax()
+	return d, readRelations(ctx, q, r, d)
+}
+
 // readDetailParts reads what hangs off an issue but its commands.
 func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, error) {
-	d := &detailParts{children: []desk.ChildInfo{}, mergedSources: []desk.MergedSource{}}
+	d := &detailParts{}
 	var err error
 	if d.attachments, err = attachments(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
 		return nil, err
@@ -461,20 +528,28 @@ func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, erro
 	if d.comments, err = comments(ctx, q, r, byComment, ""); err != nil {
 		return nil, err
 	}
-	if d.activity, err = activities(ctx, q, r); err != nil {
+	if d.activity, err = activities(ctx, q, r, 0); err != nil {
 		return nil, err
 	}
+	d.setMax()
+	return d, readRelations(ctx, q, r, d)
+}
+
+// readRelations reads an issue's children, the issues merged into it and
+// its parent: few rows, read again with every change of the issue.
+func readRelations(ctx context.Context, q queryer, r *row, d *detailParts) error {
+	d.children, d.mergedSources, d.parentInfo = []desk.ChildInfo{}, []desk.MergedSource{}, nil
 	rows, err := q.QueryContext(ctx, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
 		WHERE parent_id = ? AND merged_into IS NULL ORDER BY number`, r.rowid)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for rows.Next() {
 		var c desk.ChildInfo
 		var n int64
 		if err := rows.Scan(&n, &c.Title, &c.Status, &c.Kind, &c.Priority, &c.Progress.Done, &c.Progress.Total); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
 		c.ID = r.key(n)
 		d.children = append(d.children, c)
@@ -483,14 +558,14 @@ func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, erro
 	rows, err = q.QueryContext(ctx, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
 		WHERE a.issue_id = i.id AND a.action = 'merged_into'), i.updated_at) FROM issues i WHERE i.merged_into = ? ORDER BY i.number`, r.rowid)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for rows.Next() {
 		var m desk.MergedSource
 		var n int64
 		if err := rows.Scan(&n, &m.Title, &m.MergedAt); err != nil {
 			rows.Close()
-			return nil, err
+			return err
 		}
 		m.ID = r.key(n)
 		d.mergedSources = append(d.mergedSources, m)
@@ -503,7 +578,7 @@ func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, erro
 			d.parentInfo = &pi
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // cleanActor trims an actor name, caps its length and falls back to def.

@@ -270,6 +270,7 @@ type IssueFilter struct {
 	BoostArea   string
 	Since       string // updated at or after
 	ExternalRef *string
+	IDs         []string // only these issues ("MG-3"), for a view refreshing the rows that changed
 	Seed        *int64
 	Merged      bool // only issues merged into another
 	Sort        string
@@ -343,6 +344,13 @@ func (f *IssueFilter) Normalize() error {
 		sizes = append(sizes, s)
 	}
 	f.Size = sizes
+	for i, id := range f.IDs {
+		prefix, n, err := ParseIssueKey(id)
+		if err != nil {
+			return Errorf(Invalid, "id: %s", ErrorMessage(err))
+		}
+		f.IDs[i] = IssueKey(prefix, n)
+	}
 	if f.Since != "" {
 		t, err := ParseTime(f.Since)
 		if err != nil {

@@ -54,7 +54,7 @@ func ParseIssueFilter(v url.Values) (desk.IssueFilter, error) {
 		Status: desk.SplitList(get("status")), Kind: desk.SplitList(get("kind")),
 		Priority: desk.SplitList(get("priority")), Area: desk.SplitList(get("area")),
 		Source: desk.SplitList(get("source")), Milestone: desk.SplitList(get("milestone")),
-		Size: desk.SplitList(get("size")), Tag: get("tag"), Q: get("q"),
+		Size: desk.SplitList(get("size")), Tag: get("tag"), Q: get("q"), IDs: desk.SplitList(get("id")),
 		BoostArea: get("boost_area"), Since: get("since"), Sort: get("sort"),
 		Merged: flag("merged"), Summary: flag("summary"),
 	}

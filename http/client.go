@@ -90,6 +90,7 @@ func IssuesPath(slug string, f desk.IssueFilter) string {
 	set("area", f.Area)
 	set("source", f.Source)
 	set("milestone", f.Milestone)
+	set("id", f.IDs)
 	sizes := make([]string, len(f.Size))
 	for i, s := range f.Size {
 		if s == "" {

@@ -18,7 +18,7 @@ func TestIssuesPathRoundTrips(t *testing.T) {
 	ref, seed := "todo:1", int64(-42)
 	f := desk.IssueFilter{Status: []string{"open", "failed"}, Kind: []string{"bug"}, Priority: []string{"p1"},
 		Area: []string{"terrain", "ai"}, Source: []string{"game"}, Milestone: []string{"Beta 1"}, Size: []string{"S", ""},
-		Tag: "lava", Q: `"lava tips" work*`, BoostArea: "terrain", Since: "2026-09-01T00:00:00.000Z", ExternalRef: &ref,
+		IDs: []string{"MG-3", "MG-9"}, Tag: "lava", Q: `"lava tips" work*`, BoostArea: "terrain", Since: "2026-09-01T00:00:00.000Z", ExternalRef: &ref,
 		Seed: &seed, Merged: true, Sort: "backlog", Limit: 7, Offset: 3, Summary: true}
 	if err := f.Normalize(); err != nil {
 		t.Fatal(err)

@@ -140,6 +140,9 @@ func passesPlain(r *row, f *desk.IssueFilter) bool {
 	if f.Tag != "" && !r.hasTag(f.Tag) {
 		return false
 	}
+	if len(f.IDs) > 0 && !desk.OneOf(r.ID, f.IDs) {
+		return false
+	}
 	return true
 }
 

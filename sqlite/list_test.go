@@ -47,6 +47,13 @@ func TestListFacetsIgnoreTheirOwnFilter(t *testing.T) {
 	if all.Counts.Area["Terrain"] != 2 || all.Counts.Milestone["Beta"] != 2 || all.Counts.Seed["42"] != 1 || all.Counts.Size["none"] != 2 {
 		t.Errorf("case-insensitive facets %+v", all.Counts)
 	}
+	byID, err := db.Issues(ctx, "mygame", desk.IssueFilter{IDs: []string{"mg-3", "MG-1"}, Sort: "number"})
+	if err != nil || len(byID.Issues) != 2 || byID.Issues[0].ID != "MG-3" || byID.Issues[1].ID != "MG-1" {
+		t.Errorf("id filter: %v %v", ids(byID), err)
+	}
+	if _, err := db.Issues(ctx, "mygame", desk.IssueFilter{IDs: []string{"nonsense"}}); desk.ErrorCode(err) != desk.Invalid {
+		t.Errorf("bad id: %v", err)
+	}
 	seed := int64(42)
 	bySeed, _ := db.Issues(ctx, "mygame", desk.IssueFilter{Seed: &seed})
 	sized, _ := db.Issues(ctx, "mygame", desk.IssueFilter{Size: []string{"none"}})

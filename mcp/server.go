@@ -26,6 +26,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"desk"
+	deskhttp "desk/http"
 	"desk/link"
 	"desk/notify"
 	"desk/sqlite"
@@ -50,6 +51,9 @@ type server struct {
 
 	mu     sync.Mutex
 	client string // desk's name for the client, once known
+
+	deskServer    *deskhttp.Client // the desk server lists are read from, when one runs
+	deskServerURL string
 
 	delegated bool
 	channel   channelState

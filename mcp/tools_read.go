@@ -145,7 +145,7 @@ func listIssues(ctx context.Context, s *server, a *args) (any, error) {
 		seed := int64(a.integer("seed", 0))
 		f.Seed = &seed
 	}
-	l, err := s.db.Issues(ctx, slug, f)
+	l, err := s.issues(ctx, slug, f)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func search(ctx context.Context, s *server, a *args) (any, error) {
 	if v := a.str("area"); v != "" {
 		f.Area = []string{v}
 	}
-	l, err := s.db.Issues(ctx, slug, f)
+	l, err := s.issues(ctx, slug, f)
 	if err != nil {
 		return nil, err
 	}

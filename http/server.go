@@ -142,6 +142,15 @@ func (s *Server) Open() error {
 			s.log.Error("serve", "err", err)
 		}
 	}()
+	if w, ok := s.store.(interface{ WarmUp(context.Context) error }); ok {
+		// The first reads then answer from memory too; a failure here
+		// only means they load what they need themselves.
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			w.WarmUp(s.ctx)
+		}()
+	}
 	go func() {
 		defer s.wg.Done()
 		err := s.store.Watch(s.ctx, last, s.hub.publish)

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -377,4 +378,28 @@ func (x *issueIndex) held(ctx context.Context, q queryer, projectID int64) []*ro
 		return nil
 	}
 	return rows
+}
+
+// WarmUp loads every project's issues into the index, so that a server's
+// first reads (a project's overview, its first list) answer from memory
+// like all the later ones.
+func (db *DB) WarmUp(ctx context.Context) error {
+	ps, err := db.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		err := db.view(ctx, func(tx *sql.Tx) error {
+			pr, err := projectBySlug(ctx, tx, p.Slug)
+			if err != nil {
+				return err
+			}
+			_, err = db.index.snapshot(ctx, tx, pr.id)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -16,20 +16,17 @@ import (
 // the file system reports a write to the database, and polls as a fallback
 // where no such report comes.
 func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error {
-	poll := 250 * time.Millisecond
-	var events <-chan fsnotify.Event
-	if w, err := fsnotify.NewWatcher(); err == nil {
-		defer w.Close()
-		if err := w.Add(db.dir); err == nil {
-			events = w.Events
-		} else {
-			poll = 10 * time.Millisecond
+	w := &feedWaker{poll: 250 * time.Millisecond, wal: filepath.Base(db.path) + "-wal", main: filepath.Base(db.path)}
+	if fw, err := fsnotify.NewWatcher(); err == nil {
+		defer fw.Close()
+		if err := fw.Add(db.dir); err == nil {
+			w.events = fw.Events
 		}
-	} else {
-		poll = 10 * time.Millisecond
 	}
-	wal, main := filepath.Base(db.path)+"-wal", filepath.Base(db.path)
-	timer := time.NewTimer(poll)
+	if w.events == nil {
+		w.poll = 10 * time.Millisecond
+	}
+	timer := time.NewTimer(w.poll)
 	defer timer.Stop()
 	for {
 		committed := db.Committed()
@@ -50,27 +47,65 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 				break
 			}
 		}
+		timer.Reset(w.poll)
+		if err := w.wait(ctx, committed, timer); err != nil {
+			return err
+		}
+	}
+}
+
+// feedWaker waits for a reason to read the feed again.
+type feedWaker struct {
+	events    <-chan fsnotify.Event
+	poll      time.Duration
+	wal, main string // the database's file names
+}
+
+// wait returns when this process commits, the database's files are
+// written, or the poll interval passes. A commit writes the log file in
+// several pieces, each reported on its own: the reports already queued are
+// taken together, so that one commit costs one read of the feed.
+func (w *feedWaker) wait(ctx context.Context, committed <-chan struct{}, timer *time.Timer) error {
+	defer func() {
 		if !timer.Stop() {
 			select {
 			case <-timer.C:
 			default:
 			}
 		}
-		timer.Reset(poll)
-	wait:
+	}()
+	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-committed:
+			return nil
 		case <-timer.C:
-		case ev, ok := <-events:
+			return nil
+		case ev, ok := <-w.events:
 			if !ok {
-				events, poll = nil, 10*time.Millisecond
-				break
+				w.events, w.poll = nil, 10*time.Millisecond
+				return nil
 			}
-			if name := filepath.Base(ev.Name); name != wal && name != main {
-				goto wait
+			if !w.ours(ev) {
+				continue
+			}
+			for {
+				select {
+				case _, ok := <-w.events:
+					if ok {
+						continue
+					}
+					w.events, w.poll = nil, 10*time.Millisecond
+				default:
+				}
+				return nil
 			}
 		}
 	}
+}
+
+func (w *feedWaker) ours(ev fsnotify.Event) bool {
+	name := filepath.Base(ev.Name)
+	return name == w.wal || name == w.main
 }

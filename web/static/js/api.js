@@ -101,6 +101,10 @@ export const paths = {
   handoffDiff: (slug, from, to) => `/api/projects/${encodeURIComponent(slug)}/handoff/diff?from=${from}${to ? `&to=${to}` : ''}`,
   projectBuild: (slug, action) => `/api/projects/${encodeURIComponent(slug)}/build/${action}`,
   issueBuild: (id, action) => `/api/issues/${encodeURIComponent(id)}/build/${action}`,
+  // Just these issues of a project, as list rows: what a live change re-reads.
+  issueRows: (slug, ids) => `/api/projects/${encodeURIComponent(slug)}/issues?id=${ids.map(encodeURIComponent).join(',')}&summary=1`,
+  agents: () => '/api/agents',
+  agent: (id) => `/api/agents/${encodeURIComponent(id)}`,
 };
 
 /** Opens the build's folder or runs it; the server checks the page token. */

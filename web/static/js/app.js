@@ -30,8 +30,11 @@ const FRESH_MS = 2600;
 const FIRST_ROWS_WAIT_MS = 400;
 const PHONE = '(max-width: 760px)';
 
+// An issue no agent session works on.
+const NO_AGENTS = Object.freeze([]);
+
 // Fields of a full issue that the list rows carry (summary=1 drops body and plan).
-const SUMMARY_DROP = ['body', 'plan', 'comments', 'attachments', 'activity', 'children', 'merged_sources', 'parent_info', 'commands', 'redirected_from'];
+const SUMMARY_DROP = ['body', 'plan', 'comments', 'attachments', 'activity', 'children', 'merged_sources', 'parent_info', 'commands', 'redirected_from', 'agents'];
 
 export class DeskApp {
   constructor() {
@@ -79,6 +82,8 @@ export class DeskApp {
     this.handoffView = null;
     /** @type {import('./agents/agents-view.js').AgentsView|null} */
     this.agentsView = null;
+    /** @type {import('./agents/agent-sessions.js').AgentSessions|null} the agent sessions on this machine, live */
+    this.agents = null;
     this.workspace = document.getElementById('workspace');
 
   }
@@ -119,7 +124,7 @@ export class DeskApp {
     this.firstRowsDone();
   }
 
-  // The top bar, the keys, the splitter and the live connection.
+  // The top bar, the keys, the splitter, the live connection and the agent sessions.
   loadChrome() {
     return Promise.all([
       import('./top-bar.js'),
@@ -127,6 +132,7 @@ export class DeskApp {
       import('./live-updates.js'),
       import('./keyboard.js'),
       import('./splitter.js'),
+      this.loadAgents(),
     ]).then(([topBar, live, updates, keyboard, splitter]) => {
       this.topBar = new topBar.TopBar(this);
       this.topBar.render();
@@ -137,7 +143,10 @@ export class DeskApp {
         onChange: (changes) => this.updates.receive(changes),
         onRefresh: () => this.refresh({ quiet: true }),
         onResync: () => this.refresh({ quiet: true }),
-        onMode: (mode) => this.updates.showMode(mode),
+        onMode: (mode) => {
+          this.updates.showMode(mode);
+          this.agents?.setMode(mode);
+        },
         shownChange: () => this.project?.last_change,
       });
       this.live.follow(this.route.agents ? null : this.slug);
@@ -148,15 +157,49 @@ export class DeskApp {
   loadViews() {
     return Promise.all([
       loadStyle('/css/detail.css'),
+      loadStyle('/css/agents.css'),
       import('./detail/detail-view.js'),
       import('./handoff-view.js'),
       import('./agents/agents-view.js'),
-    ]).then(([, detail, handoff, agents]) => {
+      this.loadAgents(),
+    ]).then(([, , detail, handoff, agents]) => {
       this.detailView = new detail.DetailView(this.detailPane, this);
       this.handoffView = new handoff.HandoffView(this.detailPane, this);
-      this.agentsView = new agents.AgentsView(this.agentsPane);
+      this.agentsView = new agents.AgentsView(this.agentsPane, this);
       this.showPane();
     });
+  }
+
+  // The agent sessions of the machine: the Agents view lists them, rows and
+  // the open issue show who works on what, and the alerts follow them.
+  loadAgents() {
+    this.agentsLoading ||= import('./agents/agent-sessions.js').then((m) => {
+      this.agents = new m.AgentSessions({ onChange: () => this.agentsChanged() });
+      if (this.live) this.agents.setMode(this.live.mode);
+      this.agents.start();
+    });
+    return this.agentsLoading;
+  }
+
+  /** The agent sessions changed: every place that shows them follows. */
+  agentsChanged() {
+    this.listPane.view.refresh();
+    this.detailView?.updateAgents();
+    this.agentsView?.update();
+    this.topBar?.renderNav();
+  }
+
+  /** The row markers of the sessions working on an issue (see issueMark). */
+  agentMarks(id) {
+    return this.agents?.marks(id) || NO_AGENTS;
+  }
+
+  /**
+   * The live sessions on an issue: from the page's live list once it is
+   * loaded, else as the issue's detail listed them (fallback).
+   */
+  agentsOnIssue(id, fallback) {
+    return this.agents?.loaded ? this.agents.onIssue(id) : fallback || NO_AGENTS;
   }
 
   // ---- Routing ------------------------------------------------------------
@@ -178,6 +221,7 @@ export class DeskApp {
     this.route = route;
     this.workspace.classList.toggle('agents', route.agents);
     this.agentsPane.hidden = !route.agents;
+    if (!route.agents) this.agentsView?.hide();
     document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff));
     if (route.agents) {
       this.live?.follow(null);
@@ -199,7 +243,7 @@ export class DeskApp {
     const route = this.route;
     if (!this.detailView) return;
     if (route.agents) {
-      this.agentsView.show();
+      this.agentsView.show(route.agent);
       return;
     }
     if (!route.project) return;
@@ -466,6 +510,8 @@ export class DeskApp {
 
   /** Reloads everything on screen (r, or after the live stream was down). */
   refresh({ quiet = false } = {}) {
+    this.agents?.refresh.request();
+    if (this.route.agents) this.agentsView?.refresh();
     if (!this.slug) {
       this.loadProjects();
       return;
@@ -588,6 +634,10 @@ export class DeskApp {
   }
 
   moveCursor(delta) {
+    if (this.route.agents) {
+      this.agentsView?.move(delta);
+      return;
+    }
     if (!this.order.length) return;
     const at = this.cursor ? this.positionOf(this.cursor) : -1;
     const next = at < 0 ? (delta > 0 ? 0 : this.order.length - 1) : Math.max(0, Math.min(this.order.length - 1, at + delta));
@@ -600,6 +650,7 @@ export class DeskApp {
   }
 
   openCursor() {
+    if (this.route.agents) return;
     if (this.cursor) this.openIssue(this.cursor);
     else if (this.order.length) this.openIssue(this.order[0]);
   }
@@ -618,6 +669,10 @@ export class DeskApp {
   }
 
   escape() {
+    if (this.route.agents) {
+      this.agentsView?.escape();
+      return;
+    }
     if (this.selection.size) this.clearSelection();
     else if (this.route.issue || this.route.handoff) this.closeDetail();
   }
@@ -666,12 +721,21 @@ export class DeskApp {
 
   /** Shows a changed issue in its row at once; the live reload confirms it. */
   patchRow(detail) {
-    const i = this.list.issues.findIndex((x) => x.id === detail.id);
-    if (i < 0) return;
-    const row = { ...this.list.issues[i] };
-    for (const [k, v] of Object.entries(detail)) if (!SUMMARY_DROP.includes(k)) row[k] = v;
+    this.patchRows([detail]);
+  }
+
+  /** Shows changed issues (full or as list rows) in their rows, with one redraw. */
+  patchRows(issues) {
+    const at = new Map(this.list.issues.map((x, i) => [x.id, i]));
+    const wanted = issues.filter((issue) => at.has(issue.id));
+    if (!wanted.length) return;
     this.list.issues = [...this.list.issues];
-    this.list.issues[i] = row;
+    for (const issue of wanted) {
+      const i = at.get(issue.id);
+      const row = { ...this.list.issues[i] };
+      for (const [k, v] of Object.entries(issue)) if (!SUMMARY_DROP.includes(k)) row[k] = v;
+      this.list.issues[i] = row;
+    }
     this.rebuildModel();
     this.listPane.view.render();
   }
@@ -828,6 +892,13 @@ export class DeskApp {
 
   editDescription() {
     if (this.detail) this.detailView.editDescription();
+  }
+
+  /** The a key: the Agents view, or back to the issues from it. */
+  toggleAgents() {
+    if (!this.route.agents) this.navigate({ agents: true });
+    else if (this.slug) this.navigate({ project: this.slug });
+    else this.navigate({ project: null });
   }
 
   openHandoff() {

@@ -28,6 +28,7 @@ export function keyMap(app) {
     m: () => app.mergeSelection(),
     b: () => app.toggleBacklog(),
     h: () => app.openHandoff(),
+    a: () => app.toggleAgents(),
     n: () => app.newIssue(),
     q: () => app.focusQuickAdd(),
     '/': () => app.focusSearch(),

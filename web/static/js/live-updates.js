@@ -9,8 +9,9 @@ const BATCH_MS = 8;
 // While changes pour in (twenty agents writing), the list reloads at most
 // this often, with one more after the last change.
 const LIST_RELOAD_MS = 300;
-// Reads of single issues per batch; more changes than that wait for the list.
-const MAX_ROW_READS = 8;
+// Rows re-read at once per batch (one request); more changes than that wait
+// for the list.
+const MAX_ROW_READS = 50;
 
 export class LiveUpdates {
   /**
@@ -26,8 +27,11 @@ export class LiveUpdates {
     this.listTimer = 0;
     this.projectTimer = 0;
     this.projectsTimer = 0;
-    /** @type {Map<string, number>} the newest read started per issue */
-    this.reads = new Map();
+    /** @type {Map<string, number>} the newest row read that asked for each issue */
+    this.rowReads = new Map();
+    this.rowReadSeq = 0;
+    /** The newest read of the open issue, so that an older answer never replaces a newer one. */
+    this.detailReadSeq = 0;
   }
 
   /** Takes a batch of feed rows from the live client. */
@@ -42,10 +46,17 @@ export class LiveUpdates {
     }, BATCH_MS);
   }
 
-  apply(changes) {
+  apply(batch) {
     const app = this.app;
+    // Agent rows say a session changed or touched an issue: they refresh
+    // what shows agents and nothing else (the issue itself did not change).
+    const agentRows = batch.filter((c) => c.type === 'agent');
+    if (agentRows.length) {
+      app.agents?.changed(agentRows);
+      app.agentsView?.changed(agentRows);
+    }
+    const changes = agentRows.length ? batch.filter((c) => c.type !== 'agent') : batch;
     const mine = changes.filter((c) => c.project === app.slug);
-    if (changes.some((c) => c.type === 'agent')) app.agentsView?.changed(changes.filter((c) => c.type === 'agent'));
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;
     const issues = new Set(mine.map((c) => c.issue).filter(Boolean));
@@ -64,33 +75,55 @@ export class LiveUpdates {
     this.reloadProjectSoon();
   }
 
-  // The fast path: each changed issue on screen is read alone (a few
-  // milliseconds) and patched into its row, and the open issue is redrawn
-  // from the same read. The list reload that follows settles the order, the
-  // counts and issues that entered or left the view.
+  // The fast path: the changed issues on screen are read again as list
+  // rows, all in one request, and patched into their rows; the open issue,
+  // if it changed, is read again in full and redrawn. The list reload that
+  // follows settles the order, the counts and issues that entered or left
+  // the view.
   patchRows(ids) {
     const app = this.app;
-    const wanted = [...ids].filter((id) => app.byId?.has(id) || app.detail?.id === id).slice(0, MAX_ROW_READS);
-    for (const id of wanted) {
-      // Two quick changes of one issue start two reads; only the later one counts.
-      const seq = (this.reads.get(id) || 0) + 1;
-      this.reads.set(id, seq);
-      getJSON(paths.issue(id)).then((detail) => {
-        if (this.reads.get(id) !== seq) return;
-        this.reads.delete(id);
-        const row = app.byId?.get(detail.id);
-        if (row && detail.updated_at >= row.updated_at) {
-          app.markFresh(detail.id);
-          app.patchRow(detail);
-        }
-        if (app.detail?.id === detail.id && app.route.issue === detail.id) {
-          if (app.detailView.isEditing()) app.detailView.deferRefresh();
-          else app.showDetail(detail);
-        }
-      }, () => {
-        // Deleted or merged away: the list reload shows it.
-      });
+    const rows = [...ids].filter((id) => app.byId?.has(id)).slice(0, MAX_ROW_READS);
+    if (rows.length) this.readRows(app.slug, rows);
+    const open = app.detail?.id;
+    if (open && ids.has(open) && app.route.issue === open) this.readDetail(open);
+  }
+
+  async readRows(slug, ids) {
+    const app = this.app;
+    // Two quick changes of one issue start two reads; only the later one counts for it.
+    const seq = ++this.rowReadSeq;
+    for (const id of ids) this.rowReads.set(id, seq);
+    let list;
+    try {
+      list = await getJSON(paths.issueRows(slug, ids));
+    } catch {
+      // The list reload that follows shows what happened.
+      return;
+    } finally {
+      for (const id of ids) if (this.rowReads.get(id) === seq) this.rowReads.delete(id);
     }
+    if (slug !== app.slug) return;
+    const changed = (list.issues || []).filter((row) => {
+      const shown = app.byId?.get(row.id);
+      return ids.includes(row.id) && !this.rowReads.has(row.id) && shown && row.updated_at >= shown.updated_at;
+    });
+    for (const row of changed) app.markFresh(row.id);
+    app.patchRows(changed);
+  }
+
+  async readDetail(id) {
+    const app = this.app;
+    const seq = ++this.detailReadSeq;
+    let detail;
+    try {
+      detail = await getJSON(paths.issue(id));
+    } catch {
+      // Deleted or merged away: the list reload shows it.
+      return;
+    }
+    if (seq !== this.detailReadSeq || app.detail?.id !== detail.id || app.route.issue !== detail.id) return;
+    if (app.detailView.isEditing()) app.detailView.deferRefresh();
+    else app.showDetail(detail);
   }
 
   reloadList() {

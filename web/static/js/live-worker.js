@@ -47,13 +47,16 @@ function parse(event) {
   }
 }
 
-// Each tab hears only about its own project; a tab without one hears everything.
+// Each tab hears only about its own project; a tab without one hears
+// everything. Agent sessions belong to the machine, not to a project: every
+// tab hears of them, to mark the rows they work on (a session of one
+// project may touch another's issue) and to alert about any of them.
 function forward(type, event) {
   const data = parse(event);
   if (!data) return;
   const changes = Array.isArray(data.changes) ? data.changes : [];
   for (const [port, info] of ports) {
-    const mine = info.project ? changes.filter((c) => !c.project || c.project === info.project) : changes;
+    const mine = info.project ? changes.filter((c) => !c.project || c.project === info.project || c.type === 'agent') : changes;
     // Nothing for this tab's project: stay quiet (a refresh with no rows at all still goes out).
     if (mine.length === 0 && changes.length > 0) continue;
     post(port, { type, changes: mine, id: event.lastEventId });

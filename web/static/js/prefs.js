@@ -48,4 +48,17 @@ export const prefs = {
   setView: (slug, v) => write(`view.${slug}`, v),
   collapsed: (slug) => new Set(read(`collapsed.${slug}`, [])),
   setCollapsed: (slug, set) => write(`collapsed.${slug}`, [...set]),
+  // The Agents view: its filters and the alerts the owner turned on (both off by default).
+  agentFilters: () => read('agents.filters', null),
+  setAgentFilters: (f) => write('agents.filters', f),
+  agentSound: () => read('agents.sound', false) === true,
+  setAgentSound: (on) => write('agents.sound', on ? true : null),
+  agentNotify: () => read('agents.notify', false) === true,
+  setAgentNotify: (on) => write('agents.notify', on ? true : null),
+  // The alerts already given, so that two tabs never both ring for one change.
+  agentAlerted: () => {
+    const list = read('agents.alerted', []);
+    return Array.isArray(list) ? list : [];
+  },
+  setAgentAlerted: (list) => write('agents.alerted', list),
 };

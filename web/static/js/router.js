@@ -1,8 +1,9 @@
-// Hash routes: #/<project>, #/<project>/<ISSUE-ID>, #/<project>/~handoff and
-// #/~agents. Everything else is the start page.
+// Hash routes: #/<project>, #/<project>/<ISSUE-ID>, #/<project>/~handoff,
+// #/~agents and #/~agents/<session id>. Everything else is the start page.
 
 /**
- * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean}} Route
+ * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null}} Route
+ * agent: the agent session open in the Agents view
  */
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -10,7 +11,7 @@ const ISSUE_ID = /^[A-Za-z][A-Za-z0-9]{0,7}-\d{1,9}$/;
 
 /** Reads a location hash into a route. Unknown parts are ignored, never thrown on. */
 export function parseRoute(hash) {
-  const route = { project: null, issue: null, handoff: false, agents: false };
+  const route = { project: null, issue: null, handoff: false, agents: false, agent: null };
   const parts = String(hash ?? '')
     .replace(/^#\/?/, '')
     .split('/')
@@ -24,6 +25,8 @@ export function parseRoute(hash) {
     .filter(Boolean);
   if (parts[0] === '~agents') {
     route.agents = true;
+    // Session ids are the clients' own; any text is fine, it is only looked up.
+    route.agent = parts[1] || null;
     return route;
   }
   if (!parts[0] || !SLUG.test(parts[0])) return route;
@@ -35,7 +38,7 @@ export function parseRoute(hash) {
 
 /** Writes a route as a location hash. */
 export function formatRoute(route) {
-  if (route.agents) return '#/~agents';
+  if (route.agents) return route.agent ? `#/~agents/${encodeURIComponent(route.agent)}` : '#/~agents';
   if (!route.project) return '#/';
   let hash = `#/${encodeURIComponent(route.project)}`;
   if (route.handoff) hash += '/~handoff';

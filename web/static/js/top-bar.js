@@ -74,18 +74,31 @@ export class TopBar {
     // An open menu is left alone, so the focus in it stays where the owner put it.
     if (this.menu.hidden) this.renderMenu();
 
-    const slug = current?.slug;
+    this.renderNav();
+    if (document.activeElement !== this.search && this.search.value !== this.app.filters.q) this.search.value = this.app.filters.q;
+  }
+
+  /** The view links; Agents carries how many sessions wait for the owner. */
+  renderNav() {
+    const { projects, project, route } = this.app;
+    const slug = (project || projects.find((p) => p.slug === route.project))?.slug;
+    const waiting = this.app.agents?.attention || 0;
+    // Agent changes redraw the links often; unchanged links stay, and so does a focus on them.
+    const signature = `${slug}|${route.handoff}|${route.agents}|${waiting}`;
+    if (signature === this.navSignature) return;
+    this.navSignature = signature;
     const links = [];
     if (slug) {
-      links.push(['Issues', `#/${slug}`, !route.handoff && !route.agents]);
-      links.push(['Handoff', `#/${slug}/~handoff`, route.handoff]);
+      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents ? 'page' : null }, 'Issues'));
+      links.push(h('a', { href: `#/${slug}/~handoff`, 'aria-current': route.handoff ? 'page' : null }, 'Handoff'));
     }
-    links.push(['Agents', '#/~agents', route.agents]);
-    replaceChildren(
-      this.nav,
-      links.map(([label, href, active]) => h('a', { href, 'aria-current': active ? 'page' : null }, label)),
-    );
-    if (document.activeElement !== this.search && this.search.value !== this.app.filters.q) this.search.value = this.app.filters.q;
+    const needYou = `${waiting} ${waiting === 1 ? 'needs' : 'need'} you`;
+    links.push(h('a', {
+      href: '#/~agents',
+      'aria-current': route.agents ? 'page' : null,
+      title: waiting ? `Agents: ${needYou} (a)` : 'Every agent session on this machine (a)',
+    }, 'Agents', waiting ? [h('span', { class: 'nav-count', 'aria-hidden': 'true' }, String(waiting)), h('span', { class: 'visually-hidden' }, `, ${needYou}`)] : null));
+    replaceChildren(this.nav, links);
   }
 
   renderMenu() {

@@ -15,6 +15,7 @@ import { relationsSection } from './relations.js';
 import { attachmentsSection } from './attachments.js';
 import { timelineSection } from './timeline.js';
 import { Composer } from './composer.js';
+import { workingAgentsBox, showWorkingAgents } from './working-agents.js';
 
 /**
  * @typedef {{app: import('../app.js').DeskApp, beginEdit: () => void, endEdit: () => void}} DetailContext
@@ -157,8 +158,11 @@ export class DetailView {
     });
     this.seen.set(detail.id, new Set(timeline.keys));
 
+    this.agentsBox = workingAgentsBox();
+    showWorkingAgents(this.agentsBox, this.app.agentsOnIssue(detail.id, detail.agents));
     const sections = [
       detailHeader(detail, ctx),
+      this.agentsBox,
       this.description(detail),
       issueBuildCard(detail),
       locationCard(detail, ctx),
@@ -181,6 +185,12 @@ export class DetailView {
     root.dataset.issue = detail.id;
     root.setAttribute('aria-label', `${detail.id} ${detail.title}`);
     root.removeAttribute('aria-busy');
+  }
+
+  /** Redraws who works on the open issue, after the page's agent sessions changed. */
+  updateAgents() {
+    if (!this.current || !this.agentsBox?.isConnected) return;
+    showWorkingAgents(this.agentsBox, this.app.agentsOnIssue(this.current.id, this.current.agents));
   }
 
   description(detail) {

@@ -5,10 +5,10 @@ import { STATUSES, statusLabel } from '../enums.js';
 
 export const KEYS = [
   ['Moving', [
-    [['j', '↓'], 'next issue'],
-    [['k', '↑'], 'previous issue'],
+    [['j', '↓'], 'next issue (next session in the agents)'],
+    [['k', '↑'], 'previous issue (previous session)'],
     [['Enter', 'o'], 'open the issue'],
-    [['Esc'], 'close the issue, or clear the selection'],
+    [['Esc'], 'close the issue or the session, or clear the selection'],
   ]],
   ['Answering', [
     [['p'], 'passed'],
@@ -27,6 +27,7 @@ export const KEYS = [
   ['Views', [
     [['b'], 'triage / backlog'],
     [['h'], 'handoff'],
+    [['a'], 'agents: every agent session on this machine (again: back to the issues)'],
     [['n'], 'new issue'],
     [['q'], 'quick add'],
     [['/'], 'search'],

@@ -46,13 +46,15 @@ export class ListView {
       fresh: app.isFresh(issue.id),
       pos: pos + 1,
       size: app.order.length,
+      agents: app.agentMarks(issue.id),
     };
   }
 
   stamp(item) {
     if (item.kind === 'group') return `${item.collapsed}|${item.group.issues.length}|${JSON.stringify(item.group.sizes)}`;
     const f = this.flags(item.issue);
-    return `${f.cursor}${f.selected}${f.open}${f.fresh}${f.pos}/${f.size}|${textOf(item.issue)}`;
+    const agents = f.agents.length ? f.agents.map((m) => `${m.state}:${m.text}`).join(',') : '';
+    return `${f.cursor}${f.selected}${f.open}${f.fresh}${f.pos}/${f.size}|${agents}|${textOf(item.issue)}`;
   }
 
   renderItem(item) {

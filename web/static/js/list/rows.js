@@ -47,6 +47,19 @@ function badges(issue) {
   return out.join('');
 }
 
+/**
+ * The live agent sessions on an issue, as the app hands them over (see
+ * issueMark in agents/agent-model.js): the most urgent one in words,
+ * "claude · Editing store.go", coloured by its state, and how many more.
+ */
+function agentMarks(marks) {
+  if (!marks || !marks.length) return '';
+  const first = marks[0];
+  const more = marks.length > 1 ? `<span class="agent-more">+${marks.length - 1}</span>` : '';
+  const title = marks.map((m) => m.title).join('\n');
+  return `<span class="agent-mark ag-${escapeHtml(first.state)}" title="${escapeHtml(title)}">${svg('robot')}<span class="agent-mark-text">${escapeHtml(first.text)}</span>${more}</span>`;
+}
+
 function matchLine(match) {
   const where = { title: 'title', details: 'details', body: 'description', comments: 'comments' }[match.field] || match.field;
   return `<span class="row-excerpt" title="Found in the ${escapeHtml(where)}">in ${escapeHtml(where)}: ${escapeHtml(match.excerpt || '')}</span>`;
@@ -59,7 +72,7 @@ function flagClasses(flags) {
 /**
  * A triage or backlog row.
  * @param {object} issue
- * @param {{cursor: boolean, selected: boolean, open: boolean, fresh: boolean, pos: number, size: number}} flags
+ * @param {{cursor: boolean, selected: boolean, open: boolean, fresh: boolean, pos: number, size: number, agents: object[]}} flags
  */
 export function renderRow(issue, flags) {
   const id = escapeHtml(issue.id);
@@ -72,7 +85,7 @@ export function renderRow(issue, flags) {
       `<input type="checkbox" class="row-check" tabindex="-1" aria-label="Select ${id}"${flags.selected ? ' checked' : ''}>` +
       '<div class="row-main">' +
         `<div class="row-line"><span class="row-id">${id}</span><span class="row-title">${escapeHtml(issue.title)}</span>${statusPill(issue.status)}</div>` +
-        `<div class="row-line row-meta"><span class="prio prio-${escapeHtml(issue.priority)}">${escapeHtml(issue.priority)}</span><span class="kind">${escapeHtml(issue.kind)}</span>${second}${badges(issue)}<span class="ago" title="Updated">${escapeHtml(timeAgo(issue.updated_at))}</span></div>` +
+        `<div class="row-line row-meta"><span class="prio prio-${escapeHtml(issue.priority)}">${escapeHtml(issue.priority)}</span><span class="kind">${escapeHtml(issue.kind)}</span>${agentMarks(flags.agents)}${second}${badges(issue)}<span class="ago" title="Updated">${escapeHtml(timeAgo(issue.updated_at))}</span></div>` +
       '</div>' +
     '</div>',
   );
@@ -85,7 +98,7 @@ export function renderCard(issue, flags) {
     `<div class="card${flagClasses(flags)}" role="option" id="row-${id}" data-id="${id}" aria-selected="${flags.selected}">` +
       `<div class="card-top"><input type="checkbox" class="row-check" tabindex="-1" aria-label="Select ${id}"${flags.selected ? ' checked' : ''}><span class="row-id">${id}</span><span class="prio prio-${escapeHtml(issue.priority)}">${escapeHtml(issue.priority)}</span><span class="kind">${escapeHtml(issue.kind)}</span></div>` +
       `<div class="card-title">${escapeHtml(issue.title)}</div>` +
-      `<div class="row-meta">${issue.area ? `<span class="area">${escapeHtml(issue.area)}</span>` : ''}${badges(issue)}</div>` +
+      `<div class="row-meta">${agentMarks(flags.agents)}${issue.area ? `<span class="area">${escapeHtml(issue.area)}</span>` : ''}${badges(issue)}</div>` +
     '</div>',
   );
 }

@@ -7,8 +7,8 @@ import (
 	"desk"
 )
 
-// facetTally counts a list's facets. The enum facets count in arrays,
-// finding a row's value by comparing it with the few allowed ones, and the
+// facetTally counts a list's facets. The enum facets count in arrays, by
+// the codes each row carries (see row.setCodes), and the
 // free-text facets by exact spelling, folded case-insensitively once at
 // the end: eight map increments with hashed string keys per row were a
 // fifth of a list's time on a large project.
@@ -32,31 +32,22 @@ func newFacetTally() *facetTally {
 	}
 }
 
-func indexOf(set []string, v string) int {
-	for i, s := range set {
-		if s == v {
-			return i
-		}
-	}
-	return -1
-}
-
 // count adds r to facet i (one of the f* constants).
 func (t *facetTally) count(i int, r *row) {
-	enum := func(n []int, set []string, v string, odd map[string]int) {
-		if j := indexOf(set, v); j >= 0 {
-			n[j]++
+	enum := func(n []int, code int8, v string, odd map[string]int) {
+		if code >= 0 {
+			n[code]++
 		} else {
 			odd[v]++
 		}
 	}
 	switch i {
 	case fStatus:
-		enum(t.status, desk.Statuses, r.Status, t.odd.Status)
+		enum(t.status, r.st, r.Status, t.odd.Status)
 	case fKind:
-		enum(t.kind, desk.Kinds, r.Kind, t.odd.Kind)
+		enum(t.kind, r.kd, r.Kind, t.odd.Kind)
 	case fPriority:
-		enum(t.priority, desk.Priorities, r.Priority, t.odd.Priority)
+		enum(t.priority, r.pr, r.Priority, t.odd.Priority)
 	case fArea:
 		if r.Area != "" {
 			t.area.add(r.Area)
@@ -66,7 +57,7 @@ func (t *facetTally) count(i int, r *row) {
 			t.seed[*r.seed]++
 		}
 	case fSize:
-		enum(t.size, sizeOrder, r.Size, t.odd.Size)
+		enum(t.size, r.sz, r.Size, t.odd.Size)
 	case fMilestone:
 		if r.Milestone != "" {
 			t.milestone.add(r.Milestone)

@@ -27,6 +27,7 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 			is := desk.Issue{Status: pick(statuses), Kind: pick(kinds), Priority: pick(desk.Priorities),
 				Area: pick(areas), Milestone: pick(miles), Size: pick(sizes)}
 			rows[i] = &row{Issue: is}
+			rows[i].setCodes()
 			if r.IntN(3) == 0 {
 				s := int64(r.IntN(4) - 1)
 				rows[i].seed = &s

@@ -335,6 +335,7 @@ func unpackHead(id int64, packed string) (*row, bool) {
 	r.LastVerdict = opt(f[21])
 	r.ChildCount, r.ChildDone = num(f[22]), num(f[23])
 	r.CreatedAt, r.UpdatedAt, r.ClosedAt = f[24], f[25], opt(f[26])
+	r.setCodes()
 	return r, true
 }
 

@@ -48,10 +48,11 @@ const (
 func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row, f *desk.IssueFilter) (*desk.IssueList, error) {
 	l := &desk.IssueList{Project: p.Slug, Limit: f.Limit, Offset: f.Offset, Summary: f.Summary, Issues: []*desk.Issue{}}
 	terms := desk.ParseSearch(f.Q)
+	m := newFacetFilter(f)
 	var sr *searchResult
 	if len(terms) > 0 {
 		var err error
-		if sr, err = db.search(ctx, tx, heads, terms, func(r *row) bool { return passesPlain(r, f) && passesFacets(r, f) == allFacets }); err != nil {
+		if sr, err = db.search(ctx, tx, heads, terms, func(r *row) bool { return passesPlain(r, f) && m.passes(r) == allFacets }); err != nil {
 			return nil, err
 		}
 		l.Search = &desk.SearchInfo{Mode: sr.mode}
@@ -64,7 +65,7 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 		if !passesPlain(r, f) || (sr != nil && !sr.ids[r.rowid]) {
 			continue
 		}
-		ok := passesFacets(r, f)
+		ok := m.passes(r)
 		if ok == allFacets {
 			hits = append(hits, r)
 		}
@@ -148,20 +149,47 @@ func passesPlain(r *row, f *desk.IssueFilter) bool {
 
 const allFacets = 1<<nFacets - 1
 
-// passesFacets returns a bit per facet filter the row passes.
-func passesFacets(r *row, f *desk.IssueFilter) int {
+// facetFilter is a list's facet filters, made once per list: the enum
+// filters as bit sets of the rows' codes.
+type facetFilter struct {
+	f                      *desk.IssueFilter
+	status, kind, priority uint16
+	size                   uint16
+}
+
+func newFacetFilter(f *desk.IssueFilter) *facetFilter {
+	mask := func(set, vals []string) uint16 {
+		if len(vals) == 0 {
+			return 0xffff
+		}
+		var m uint16
+		for i, s := range set {
+			if desk.OneOf(s, vals) {
+				m |= 1 << i
+			}
+		}
+		return m
+	}
+	return &facetFilter{f: f, status: mask(desk.Statuses, f.Status), kind: mask(desk.Kinds, f.Kind),
+		priority: mask(desk.Priorities, f.Priority), size: mask(sizeOrder, f.Size)}
+}
+
+// passes returns a bit per facet filter the row passes.
+func (m *facetFilter) passes(r *row) int {
+	f := m.f
 	ok := 0
 	set := func(i int, pass bool) {
 		if pass {
 			ok |= 1 << i
 		}
 	}
-	set(fStatus, len(f.Status) == 0 || desk.OneOf(r.Status, f.Status))
-	set(fKind, len(f.Kind) == 0 || desk.OneOf(r.Kind, f.Kind))
-	set(fPriority, len(f.Priority) == 0 || desk.OneOf(r.Priority, f.Priority))
+	in := func(mask uint16, code int8) bool { return mask == 0xffff || code >= 0 && mask&(1<<code) != 0 }
+	set(fStatus, in(m.status, r.st))
+	set(fKind, in(m.kind, r.kd))
+	set(fPriority, in(m.priority, r.pr))
 	set(fArea, len(f.Area) == 0 || oneOfFold(r.Area, f.Area))
 	set(fSeed, f.Seed == nil || (r.seed != nil && *r.seed == *f.Seed))
-	set(fSize, len(f.Size) == 0 || desk.OneOf(r.Size, f.Size))
+	set(fSize, in(m.size, r.sz))
 	set(fMilestone, len(f.Milestone) == 0 || oneOfFold(r.Milestone, f.Milestone))
 	set(fMerged, (r.mergedID != 0) == f.Merged)
 	return ok

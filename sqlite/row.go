@@ -26,6 +26,24 @@ type row struct {
 	// only filtered, counted and sorted.
 	tagsRaw, locRaw, buildRaw string
 	cache                     rowCache
+
+	// The enum fields as their place in desk's lists (-1 for a value
+	// outside them), so that filters and counts compare integers.
+	st, kd, pr, sz int8
+}
+
+// setCodes fills the enum codes from the enum fields.
+func (r *row) setCodes() {
+	code := func(set []string, v string) int8 {
+		for i, s := range set {
+			if s == v {
+				return int8(i)
+			}
+		}
+		return -1
+	}
+	r.st, r.kd, r.pr = code(desk.Statuses, r.Status), code(desk.Kinds, r.Kind), code(desk.Priorities, r.Priority)
+	r.sz = code(sizeOrder, r.Size)
 }
 
 func decodeTags(raw string) []string {
@@ -88,6 +106,7 @@ func scanIssue(s scanner) (*row, error) {
 		return nil, err
 	}
 	r.ID = desk.IssueKey(r.prefix, r.Number)
+	r.setCodes()
 	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil || r.Tags == nil {
 		r.Tags = []string{}
 	}

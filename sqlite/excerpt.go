@@ -37,8 +37,8 @@ type token struct {
 	start, end int    // byte offsets in the text
 }
 
-func tokenize(text string) []token {
-	var out []token
+// tokens calls fn with the words of text in order until fn returns false.
+func tokens(text string, fn func(token) bool) {
 	start := -1
 	for i, r := range text {
 		word := unicode.IsLetter(r) || unicode.IsDigit(r)
@@ -46,46 +46,74 @@ func tokenize(text string) []token {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			out = append(out, token{strings.ToLower(text[start:i]), start, i})
+			if !fn(token{strings.ToLower(text[start:i]), start, i}) {
+				return
+			}
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, token{strings.ToLower(text[start:]), start, len(text)})
+		fn(token{strings.ToLower(text[start:]), start, len(text)})
 	}
-	return out
 }
 
 // excerpt returns about a dozen words of text around the first place a term
-// matches, marked with "…" where it was cut.
+// matches, marked with "…" where it was cut. It reads the text only up to
+// a few words past the match.
 func excerpt(text string, terms []desk.SearchTerm, prefix bool) string {
-	toks := tokenize(text)
-	at := -1
-	for i := range toks {
-		for _, t := range terms {
-			if matchesAt(toks, i, t, prefix) {
-				at = i
-				break
+	longest := 1
+	for _, t := range terms {
+		longest = max(longest, len(t.Words))
+	}
+	const before = excerptWords / 3
+	var toks []token // the words read so far, kept from a few before the match
+	at, after := -1, 0
+	tokens(text, func(tk token) bool {
+		toks = append(toks, tk)
+		if at >= 0 {
+			after++
+			return after < excerptWords
+		}
+		// A term ending at the newest word starts longest-1 words back at most.
+		for back := 0; back < longest && back < len(toks); back++ {
+			i := len(toks) - 1 - back
+			for _, t := range terms {
+				if len(t.Words) == back+1 && matchesAt(toks, i, t, prefix) {
+					at = i
+				}
 			}
 		}
 		if at >= 0 {
-			break
+			after = len(toks) - 1 - at
+			return after < excerptWords
 		}
-	}
-	if at < 0 {
-		at = 0
-	}
+		if len(toks) > 4*(excerptWords+longest) {
+			// Only the last words can still be shown: keep enough to fill
+			// the window backwards when the match comes last.
+			toks = append(toks[:0], toks[len(toks)-excerptWords-longest:]...)
+		}
+		return true
+	})
 	if len(toks) == 0 {
 		return clip(strings.Join(strings.Fields(text), " "), 160)
 	}
-	from := max(0, at-excerptWords/3)
+	if at < 0 {
+		at = 0
+		if toks[0].start > 0 {
+			// No word matched where the index did (a stemming difference):
+			// show the text's beginning.
+			toks = nil
+			tokens(text, func(tk token) bool { toks = append(toks, tk); return len(toks) < excerptWords })
+		}
+	}
+	from := max(0, at-before)
 	to := min(len(toks), from+excerptWords)
 	from = max(0, to-excerptWords)
 	out := strings.Join(strings.Fields(text[toks[from].start:toks[to-1].end]), " ")
-	if from > 0 {
+	if toks[from].start > 0 {
 		out = "…" + out
 	}
-	if to < len(toks) {
+	if toks[to-1].end < len(strings.TrimRightFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })) {
 		out += "…"
 	}
 	return clip(out, 240)

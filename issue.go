@@ -1,7 +1,6 @@
 package desk
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -169,8 +168,8 @@ func (l *Location) SeededCommands() []LocationCommand {
 	return out
 }
 
-var gotoStatement = regexp.MustCompile(`^\s*/goto\b`)
-var seedWord = regexp.MustCompile(`(?i)\bseed\b`)
+var gotoStatement = lazyRegexp(`^\s*/goto\b`)
+var seedWord = lazyRegexp(`(?i)\bseed\b`)
 
 // SeedCommand adds " seed N" to the first /goto statement of cmd (statements
 // are separated by ';') unless it already names a seed. A /goto only lands
@@ -181,8 +180,8 @@ func SeedCommand(cmd string, seed *int64) string {
 	}
 	parts := strings.Split(cmd, ";")
 	for i, p := range parts {
-		if gotoStatement.MatchString(p) {
-			if !seedWord.MatchString(p) {
+		if gotoStatement().MatchString(p) {
+			if !seedWord().MatchString(p) {
 				trimmed := strings.TrimRight(p, " \t")
 				parts[i] = trimmed + " seed " + strconv.FormatInt(*seed, 10) + p[len(trimmed):]
 			}
@@ -285,12 +284,12 @@ const (
 	MaxListLimit     = 5000
 )
 
-var issueKey = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z0-9]{0,7})-(\d{1,9})\s*$`)
+var issueKey = lazyRegexp(`^\s*([A-Za-z][A-Za-z0-9]{0,7})-(\d{1,9})\s*$`)
 
 // ParseIssueKey splits "MG-12" (any case, surrounding space allowed) into its
 // upper-case prefix and number.
 func ParseIssueKey(s string) (prefix string, number int, err error) {
-	m := issueKey.FindStringSubmatch(s)
+	m := issueKey().FindStringSubmatch(s)
 	if m == nil {
 		return "", 0, Errorf(Invalid, "%q is not an issue id: write it like MG-12", s)
 	}

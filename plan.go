@@ -2,7 +2,6 @@ package desk
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 )
 
@@ -126,7 +125,7 @@ func DecodeSteps(raw json.RawMessage) ([]Step, error) {
 	return steps, nil
 }
 
-var stepLine = regexp.MustCompile(`^\s*(?:[-*+]\s*(?:\[( |x|X|~|-)\]\s*)?|\d+[.)]\s*(?:\[( |x|X|~|-)\]\s*)?)(.*)$`)
+var stepLine = lazyRegexp(`^\s*(?:[-*+]\s*(?:\[( |x|X|~|-)\]\s*)?|\d+[.)]\s*(?:\[( |x|X|~|-)\]\s*)?)(.*)$`)
 
 // ParseStepsText reads a steps file: a JSON list, or one step per line in
 // markdown ("- [x] done", "- [~] doing", "- [-] dropped", "- [ ] todo",
@@ -142,7 +141,7 @@ func ParseStepsText(text string) ([]Step, error) {
 			continue
 		}
 		st := Step{State: StepTodo}
-		if m := stepLine.FindStringSubmatch(line); m != nil {
+		if m := stepLine().FindStringSubmatch(line); m != nil {
 			mark := m[1] + m[2]
 			switch mark {
 			case "x", "X":

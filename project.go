@@ -1,7 +1,6 @@
 package desk
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 )
@@ -131,8 +130,8 @@ func (p NotifyPatch) Apply(n Notify) Notify {
 }
 
 var (
-	slugPattern   = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
-	prefixPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]{0,7}$`)
+	slugPattern   = lazyRegexp(`^[a-z0-9][a-z0-9-]{0,39}$`)
+	prefixPattern = lazyRegexp(`^[A-Z][A-Z0-9]{0,7}$`)
 )
 
 // Normalize fills the name and prefix a new project leaves out and checks
@@ -141,7 +140,7 @@ func (p *NewProject) Normalize() error {
 	p.Slug = strings.TrimSpace(p.Slug)
 	p.Name = CollapseSpace(p.Name)
 	p.Prefix = strings.ToUpper(strings.TrimSpace(p.Prefix))
-	if !slugPattern.MatchString(p.Slug) {
+	if !slugPattern().MatchString(p.Slug) {
 		return Errorf(Invalid, "slug: %q must be 1-40 lower-case letters, digits or '-', starting with a letter or digit, e.g. mygame", p.Slug)
 	}
 	if p.Name == "" {
@@ -153,7 +152,7 @@ func (p *NewProject) Normalize() error {
 	if p.Prefix == "" {
 		p.Prefix = DefaultPrefix(p.Name, p.Slug)
 	}
-	if !prefixPattern.MatchString(p.Prefix) {
+	if !prefixPattern().MatchString(p.Prefix) {
 		return Errorf(Invalid, "prefix: %q must be 1-8 upper-case letters or digits, starting with a letter, e.g. MG", p.Prefix)
 	}
 	return nil

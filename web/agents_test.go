@@ -238,6 +238,12 @@ func TestAgentsViewListsSessionsLiveInAttentionOrder(t *testing.T) {
 	p.waitFor("only codex", `document.querySelectorAll('.agent-item').length === 1 && !!document.querySelector('.agent-item[data-session="`+codexSession+`"]')`)
 	p.do(reload())
 	p.waitFor("the filter after a reload", `document.querySelector('select[aria-label="Client"]')?.value === 'codex' && document.querySelectorAll('.agent-item').length === 1`)
+
+	// a again: back to the issues.
+	p.waitReady()
+	eval[bool](p, `(document.activeElement?.blur(), true)`)
+	p.key("a")
+	p.waitFor("the issues again", `location.hash === '#/mygame' && getComputedStyle(document.getElementById('list-pane')).display !== 'none' && document.getElementById('agents-pane').hidden`)
 }
 
 func TestTheAgentOnAnIssueShowsOnItsRowAndDetail(t *testing.T) {

@@ -230,6 +230,9 @@ export class DeskApp {
       return;
     } else if (route.project !== this.slug) {
       this.enterProject(route.project);
+    } else if (this.live && this.live.project !== this.slug) {
+      // Back from the Agents view, which follows every project.
+      this.live.follow(this.slug);
     }
     // The issue is asked for first; the list's highlight follows.
     this.showPane();
@@ -322,6 +325,8 @@ export class DeskApp {
       this.projectsLoaded = true;
       if (!this.project && this.slug) this.project = this.projects.find((p) => p.slug === this.slug) || null;
       this.topBar?.render();
+      // The Agents view names sessions' projects.
+      this.agentsView?.update();
     } catch (err) {
       if (!isAbort(err) && req.current()) toastError(err, 'Could not load the projects');
     }
@@ -511,7 +516,7 @@ export class DeskApp {
   /** Reloads everything on screen (r, or after the live stream was down). */
   refresh({ quiet = false } = {}) {
     this.agents?.refresh.request();
-    if (this.route.agents) this.agentsView?.refresh();
+    if (this.route.agents) this.agentsView?.refreshSession();
     if (!this.slug) {
       this.loadProjects();
       return;

@@ -79,9 +79,8 @@ export class AgentsView {
     if (rows.some((r) => r.actor === this.openId)) this.sessionRefresh.request();
   }
 
-  /** Reads everything again (r). */
-  refresh() {
-    this.app.agents?.refresh.request();
+  /** Reads the open session's events again (r; the list is the app's to read). */
+  refreshSession() {
     if (this.openId) this.sessionRefresh.request();
   }
 
@@ -128,7 +127,7 @@ export class AgentsView {
     this.body.classList.toggle('has-session', Boolean(this.openId));
     if (!feed?.loaded) {
       this.summary.textContent = 'Loading…';
-      replaceChildren(this.listBox, h('p', { class: 'muted agents-loading', 'aria-busy': 'true' }, 'Loading the sessions…'));
+      this.showListMessage(h('p', { class: 'muted agents-loading', 'aria-busy': 'true' }, 'Loading the sessions…'));
     } else {
       const all = feed.sessions;
       const shown = filterSessions(all, this.filters);

@@ -134,6 +134,10 @@ var (
 	prefixPattern = lazyRegexp(`^[A-Z][A-Z0-9]{0,7}$`)
 )
 
+// ValidSlug reports whether slug is a project slug: 1-40 lower-case letters,
+// digits or '-', starting with a letter or digit.
+func ValidSlug(slug string) bool { return slugPattern().MatchString(slug) }
+
 // Normalize fills the name and prefix a new project leaves out and checks
 // every field.
 func (p *NewProject) Normalize() error {

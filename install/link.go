@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-)
 
-// slugPattern is the rule for project slugs, the same as the desk's own.
-var slugPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+	"desk"
+)
 
 // linkFile is the marker at a repo's root that names its desk project.
 const linkFile = ".desk.json"
@@ -58,7 +56,7 @@ func offerLink(env *Env, in *bufio.Reader, o *options) error {
 		if slug == "" {
 			return nil
 		}
-		if !slugPattern.MatchString(slug) {
+		if !desk.ValidSlug(slug) {
 			return fmt.Errorf("%q is not a project slug: 1-40 lower-case letters, digits or '-', e.g. mygame", slug)
 		}
 	}

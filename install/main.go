@@ -10,6 +10,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"desk"
 )
 
 // Exit codes of Main.
@@ -101,7 +103,7 @@ func parseOptions(action string, args []string, stderr io.Writer) (*options, err
 			o.tools = append(o.tools, t)
 		}
 	}
-	if o.link != "" && !slugPattern.MatchString(o.link) {
+	if o.link != "" && !desk.ValidSlug(o.link) {
 		return nil, fmt.Errorf("--link %q: a project slug is 1-40 lower-case letters, digits or '-', starting with a letter or digit, e.g. mygame", o.link)
 	}
 	return o, nil

@@ -1,19 +1,11 @@
 package mcp
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"desk"
+	"desk/attachpath"
 )
-
-// attachable are the file types an agent may attach by path: screenshots
-// and PDFs. The bytes decide, not the name: a file must also look like one
-// of them inside.
-var attachable = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".gif": true, ".webp": true, ".pdf": true}
 
 // maxAttachPaths bounds the files one call attaches.
 const maxAttachPaths = 20
@@ -39,43 +31,12 @@ func (s *server) attachments(paths []string) ([]desk.AttachmentInput, error) {
 	return out, nil
 }
 
+// readAttachment reads one file by the rule every surface shares
+// (attachpath), relative to the agent's repo.
 func (s *server) readAttachment(p string) (desk.AttachmentInput, error) {
-	var in desk.AttachmentInput
-	name := strings.TrimSpace(p)
-	ext := strings.ToLower(filepath.Ext(name))
-	if !attachable[ext] {
-		return in, argError("attachment_paths: %q is not a png, jpg, gif, webp or pdf file", name)
-	}
-	full := s.resolvePath(name)
-	f, err := os.Open(full)
+	in, err := attachpath.Read(strings.TrimSpace(p), s.attachDirs()...)
 	if err != nil {
-		return in, argError("attachment_paths: cannot open %q: %v", name, pathError(err))
+		return in, argError("attachment_paths: %s", desk.ErrorMessage(err))
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil || !info.Mode().IsRegular() {
-		return in, argError("attachment_paths: %q is not a file", name)
-	}
-	if info.Size() > desk.MaxAttachmentByPath {
-		return in, argError("attachment_paths: %q is %d MB; the limit is %d MB", name, info.Size()>>20, desk.MaxAttachmentByPath>>20)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, desk.MaxAttachmentByPath+1))
-	if err != nil {
-		return in, fmt.Errorf("read %s: %w", full, err)
-	}
-	if len(data) == 0 {
-		return in, argError("attachment_paths: %q is empty", name)
-	}
-	if desk.SniffImage(data) == "" && !desk.SniffPDF(data) {
-		return in, argError("attachment_paths: %q is not a PNG, JPEG, GIF, WebP or PDF file inside, whatever its name says", name)
-	}
-	return desk.AttachmentInput{Filename: filepath.Base(name), Data: data}, nil
-}
-
-// pathError keeps the reason of a file error without repeating the path.
-func pathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
+	return in, nil
 }

@@ -42,7 +42,7 @@ func TestBadCallsGetClearErrorResultsAndChangeNothing(t *testing.T) {
 	refused(t, cs, "list_issues", map[string]any{"project": "nope"}, "not_found", "nope")
 	refused(t, cs, "set_plan", map[string]any{"id": "MG-1", "steps": []any{}}, "at least one step")
 	refused(t, cs, "set_plan", map[string]any{"id": "MG-1", "steps": []any{42}}, "steps[0]")
-	refused(t, cs, "comment", map[string]any{"id": "MG-1", "text": "x", "attachment_paths": "/etc/passwd"}, "not a png")
+	refused(t, cs, "comment", map[string]any{"id": "MG-1", "text": "x", "attachment_paths": "/etc/passwd"}, "only png, jpg, gif, webp and pdf")
 
 	// Arguments that are not an object at all.
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "list_issues", Arguments: []int{1, 2}})

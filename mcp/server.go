@@ -382,27 +382,16 @@ func (s *server) project(ctx context.Context, a *args) (string, error) {
 		WithHint("pass project, or link the repo with desk link --project <slug>")
 }
 
-// resolvePath finds a file an agent names by a path relative to its repo.
-func (s *server) resolvePath(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	bases := s.folders()
+// attachDirs are the folders a path an agent names is relative to: its
+// working folders, then its linked repo.
+func (s *server) attachDirs() []string {
+	dirs := s.folders()
 	if f, ok := s.linked(); ok && f.Marker {
-		bases = append(bases, filepath.Dir(f.Path))
+		dirs = append(dirs, filepath.Dir(f.Path))
 	} else if ok {
-		bases = append(bases, f.Path)
+		dirs = append(dirs, f.Path)
 	}
-	for _, b := range bases {
-		full := filepath.Join(b, p)
-		if _, err := os.Stat(full); err == nil {
-			return full
-		}
-	}
-	if len(bases) > 0 {
-		return filepath.Join(bases[0], p)
-	}
-	return p
+	return dirs
 }
 
 // marshal writes v as compact JSON, leaving <, > and & readable.

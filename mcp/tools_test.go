@@ -504,10 +504,10 @@ func TestAttachmentPaths(t *testing.T) {
 	if len(c.Comment.Files) != 2 {
 		t.Errorf("comment files = %v", c.Comment.Files)
 	}
-	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"notes.txt"}}, "not a png")
-	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"shots/fake.png"}}, "inside")
-	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"shots/huge.png"}}, "limit is 25 MB")
-	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"shots/tip.png", "missing.png"}}, "cannot open")
+	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"notes.txt"}}, "only png, jpg, gif, webp and pdf")
+	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"shots/fake.png"}}, "content is not")
+	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"shots/huge.png"}}, "over the limit of 25 MB")
+	refused(t, cs, "comment", map[string]any{"id": is.ID, "text": "x", "attachment_paths": []string{"shots/tip.png", "missing.png"}}, "no such file")
 	refused(t, cs, "import_checks", map[string]any{"checks": []any{map[string]any{"title": "a", "attachment_paths": []string{"notes.txt"}}}}, "checks[0]")
 	if d := f.issue(is.ID); len(d.Comments) != 1 {
 		t.Errorf("refused attachments left %d comments; want 1", len(d.Comments))

@@ -387,10 +387,11 @@ func comments(ctx context.Context, q queryer, r *row, files map[int64][]*desk.At
 	return out, rows.Err()
 }
 
-// activities reads r's timeline entries after entry after (0: all).
-func activities(ctx context.Context, q queryer, r *row, after int64) ([]*desk.Activity, error) {
+// activities reads the timeline entries of r's project matching where,
+// oldest first.
+func activities(ctx context.Context, q queryer, r *row, where string, args ...any) ([]*desk.Activity, error) {
 	rows, err := q.QueryContext(ctx, `SELECT a.id, a.actor, a.action, a.detail, a.created_at, mf.number
-		FROM activity a LEFT JOIN issues mf ON mf.id = a.merged_from WHERE a.issue_id = ? AND a.id > ? ORDER BY a.id`, r.rowid, after)
+		FROM activity a LEFT JOIN issues mf ON mf.id = a.merged_from WHERE `+where+` ORDER BY a.id`, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -492,7 +492,7 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 	if len(prev.comments)+len(cs) != r.CommentCount || len(prev.attachments)+len(files) != r.AttachmentCount {
 		return nil, nil
 	}
-	acts, err := activities(ctx, q, r, prev.maxActivity)
+	acts, err := activities(ctx, q, r, `a.issue_id = ? AND a.id > ?`, r.rowid, prev.maxActivity)
 	if err != nil {
 		return nil, err
 	}
@@ -509,7 +509,8 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 		activity:    slices.Concat(prev.activity, acts),
 	}
 	d.setMax()
-	return d, readRelations(ctx, q, r, d)
+	d.children, d.mergedSources, d.parentInfo, err = readRelations(ctx, q, r)
+	return d, err
 }
 
 // readDetailParts reads what hangs off an issue but its commands.
@@ -528,57 +529,59 @@ func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, erro
 	if d.comments, err = comments(ctx, q, r, byComment, ""); err != nil {
 		return nil, err
 	}
-	if d.activity, err = activities(ctx, q, r, 0); err != nil {
+	if d.activity, err = activities(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
 		return nil, err
 	}
 	d.setMax()
-	return d, readRelations(ctx, q, r, d)
+	d.children, d.mergedSources, d.parentInfo, err = readRelations(ctx, q, r)
+	return d, err
 }
 
-// readRelations reads an issue's children, the issues merged into it and
-// its parent: few rows, read again with every change of the issue.
-func readRelations(ctx context.Context, q queryer, r *row, d *detailParts) error {
-	d.children, d.mergedSources, d.parentInfo = []desk.ChildInfo{}, []desk.MergedSource{}, nil
-	rows, err := q.QueryContext(ctx, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
-		WHERE parent_id = ? AND merged_into IS NULL ORDER BY number`, r.rowid)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var c desk.ChildInfo
-		var n int64
-		if err := rows.Scan(&n, &c.Title, &c.Status, &c.Kind, &c.Priority, &c.Progress.Done, &c.Progress.Total); err != nil {
-			rows.Close()
-			return err
+// readRelations reads what an issue is linked to: its children, the
+// issues merged into it and its parent. Few rows, read again with every
+// change of the issue.
+func readRelations(ctx context.Context, q queryer, r *row) (children []desk.ChildInfo, merged []desk.MergedSource, parent *desk.ParentInfo, err error) {
+	children, merged = []desk.ChildInfo{}, []desk.MergedSource{}
+	// child_count, kept by triggers, says whether there are any to read.
+	if r.ChildCount > 0 {
+		err = eachRow(ctx, q, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
+			WHERE parent_id = ? AND merged_into IS NULL ORDER BY number`, []any{r.rowid}, func(rs *sql.Rows) error {
+			var c desk.ChildInfo
+			var n int64
+			if err := rs.Scan(&n, &c.Title, &c.Status, &c.Kind, &c.Priority, &c.Progress.Done, &c.Progress.Total); err != nil {
+				return err
+			}
+			c.ID = r.key(n)
+			children = append(children, c)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, nil, err
 		}
-		c.ID = r.key(n)
-		d.children = append(d.children, c)
 	}
-	rows.Close()
-	rows, err = q.QueryContext(ctx, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
-		WHERE a.issue_id = i.id AND a.action = 'merged_into'), i.updated_at) FROM issues i WHERE i.merged_into = ? ORDER BY i.number`, r.rowid)
+	err = eachRow(ctx, q, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
+		WHERE a.issue_id = i.id AND a.action = 'merged_into'), i.updated_at) FROM issues i WHERE i.merged_into = ? ORDER BY i.number`,
+		[]any{r.rowid}, func(rs *sql.Rows) error {
+			var m desk.MergedSource
+			var n int64
+			if err := rs.Scan(&n, &m.Title, &m.MergedAt); err != nil {
+				return err
+			}
+			m.ID = r.key(n)
+			merged = append(merged, m)
+			return nil
+		})
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	for rows.Next() {
-		var m desk.MergedSource
-		var n int64
-		if err := rows.Scan(&n, &m.Title, &m.MergedAt); err != nil {
-			rows.Close()
-			return err
-		}
-		m.ID = r.key(n)
-		d.mergedSources = append(d.mergedSources, m)
-	}
-	rows.Close()
 	if r.parentID != 0 {
 		var pi desk.ParentInfo
 		if err := q.QueryRowContext(ctx, `SELECT title, status FROM issues WHERE id = ?`, r.parentID).Scan(&pi.Title, &pi.Status); err == nil {
 			pi.ID = *r.Parent
-			d.parentInfo = &pi
+			parent = &pi
 		}
 	}
-	return nil
+	return children, merged, parent, nil
 }
 
 // cleanActor trims an actor name, caps its length and falls back to def.

@@ -210,7 +210,7 @@ func (sr *searchResult) titleHits(id int64, term int) {
 	}
 }
 
-func eachRow(ctx context.Context, tx *sql.Tx, query string, args []any, fn func(*sql.Rows) error) error {
+func eachRow(ctx context.Context, tx queryer, query string, args []any, fn func(*sql.Rows) error) error {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return err

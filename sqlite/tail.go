@@ -63,96 +63,17 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM activity WHERE issue_id = ?`, r.rowid).Scan(&total); err != nil {
 			return err
 		}
-		if d.Activity, err = tailActivity(ctx, tx, r, nActivity); err != nil {
-			return err
+		if nActivity > 0 {
+			if d.Activity, err = activities(ctx, tx, r, `a.id IN (SELECT id FROM activity WHERE issue_id = ? ORDER BY id DESC LIMIT ?)`, r.rowid, nActivity); err != nil {
+				return err
+			}
 		}
 		out.EarlierActivity = total - len(d.Activity)
-		if err := issueLinks(ctx, tx, r, d); err != nil {
+		if d.Children, d.MergedSources, d.ParentInfo, err = readRelations(ctx, tx, r); err != nil {
 			return err
 		}
 		d.Commands, err = db.issueCommands(ctx, tx, r)
 		return err
 	})
 	return out, err
-}
-
-// tailActivity reads an issue's newest n timeline entries, oldest first.
-func tailActivity(ctx context.Context, q queryer, r *row, n int) ([]*desk.Activity, error) {
-	out := []*desk.Activity{}
-	if n == 0 {
-		return out, nil
-	}
-	rows, err := q.QueryContext(ctx, `SELECT a.id, a.actor, a.action, a.detail, a.created_at, mf.number
-		FROM activity a LEFT JOIN issues mf ON mf.id = a.merged_from WHERE a.issue_id = ? ORDER BY a.id DESC LIMIT ?`, r.rowid, n)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a desk.Activity
-		var detail string
-		var mf sql.NullInt64
-		if err := rows.Scan(&a.ID, &a.Actor, &a.Action, &detail, &a.CreatedAt, &mf); err != nil {
-			return nil, err
-		}
-		a.Detail = []byte(detail)
-		if mf.Valid {
-			k := r.key(mf.Int64)
-			a.MergedFrom = &k
-		}
-		out = append(out, &a)
-	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
-	return out, rows.Err()
-}
-
-// issueLinks reads what an issue is linked to: its children, the issues
-// merged into it and its parent, as Issue shows them.
-func issueLinks(ctx context.Context, q queryer, r *row, d *desk.IssueDetail) error {
-	d.Children, d.MergedSources = []desk.ChildInfo{}, []desk.MergedSource{}
-	// child_count, kept by triggers, says whether there are any to read.
-	if r.ChildCount > 0 {
-		rows, err := q.QueryContext(ctx, `SELECT number, title, status, kind, priority, plan_done, plan_total FROM issues
-			WHERE parent_id = ? AND merged_into IS NULL ORDER BY number`, r.rowid)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var c desk.ChildInfo
-			var n int64
-			if err := rows.Scan(&n, &c.Title, &c.Status, &c.Kind, &c.Priority, &c.Progress.Done, &c.Progress.Total); err != nil {
-				rows.Close()
-				return err
-			}
-			c.ID = r.key(n)
-			d.Children = append(d.Children, c)
-		}
-		rows.Close()
-	}
-	rows, err := q.QueryContext(ctx, `SELECT i.number, i.title, coalesce((SELECT max(a.created_at) FROM activity a
-		WHERE a.issue_id = i.id AND a.action = 'merged_into'), i.updated_at) FROM issues i WHERE i.merged_into = ? ORDER BY i.number`, r.rowid)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		var m desk.MergedSource
-		var n int64
-		if err := rows.Scan(&n, &m.Title, &m.MergedAt); err != nil {
-			rows.Close()
-			return err
-		}
-		m.ID = r.key(n)
-		d.MergedSources = append(d.MergedSources, m)
-	}
-	rows.Close()
-	if r.parentID != 0 {
-		var pi desk.ParentInfo
-		if err := q.QueryRowContext(ctx, `SELECT title, status FROM issues WHERE id = ?`, r.parentID).Scan(&pi.Title, &pi.Status); err == nil {
-			pi.ID = *r.Parent
-			d.ParentInfo = &pi
-		}
-	}
-	return nil
 }

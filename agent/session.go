@@ -40,6 +40,11 @@ type Session struct {
 	Events []Event  // recent events, oldest first; only from Tracker.Session
 }
 
+// MarshalJSON writes an activity in its wire form, with when it began.
+func (a Activity) MarshalJSON() ([]byte, error) {
+	return json.Marshal(activityJSON{Kind: a.Kind, Label: a.Label, Tool: a.Tool, Since: formatTime(a.Since)})
+}
+
 type activityJSON struct {
 	Kind  ActivityKind `json:"kind"`
 	Label string       `json:"label"`

@@ -117,6 +117,16 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, p params) erro
 			if ss.Events == nil {
 				ss.Events = []agent.Event{}
 			}
+			if !queryBool(r, "raw") {
+				// The payloads as received are for debugging a client's
+				// hooks; a view re-reading the session needs none of them.
+				events := make([]agent.Event, len(ss.Events))
+				for i, e := range ss.Events {
+					e.Raw = nil
+					events[i] = e
+				}
+				ss.Events = events
+			}
 			return writeJSON(w, r, http.StatusOK, ss)
 		}
 	}

@@ -219,6 +219,14 @@ func TestGoldenHookRunsThroughTheHTTPIntake(t *testing.T) {
 			if len(list(s["events"])) != len(tc.want) || str(s["client"]) != tc.client || str(s["started_at"]) == "" {
 				t.Errorf("session = %v", s)
 			}
+			// The payloads as received come only when asked for.
+			if e := obj(list(s["events"])[0]); e["raw"] != nil {
+				t.Errorf("event carries its raw payload unasked: %v", e)
+			}
+			raw := d.want(200, "GET", "/api/agents/"+tc.id+"?raw=1", "")
+			if e := obj(list(raw["events"])[0]); e["raw"] == nil {
+				t.Errorf("raw=1 left the payload out: %v", e)
+			}
 		})
 	}
 }
@@ -325,7 +333,8 @@ func TestIssueShowsTheSessionsWorkingOnIt(t *testing.T) {
 		t.Fatalf("agents = %v", after["agents"])
 	}
 	a := obj(ag[0])
-	if str(a["id"]) != "1a2b" || str(a["client"]) != "claude" || str(a["state"]) != "working" || str(obj(a["activity"])["label"]) != "Editing store.go" {
+	if str(a["id"]) != "1a2b" || str(a["client"]) != "claude" || str(a["state"]) != "working" || str(obj(a["activity"])["label"]) != "Editing store.go" ||
+		str(obj(a["activity"])["since"]) == "" {
 		t.Errorf("agent = %v", a)
 	}
 	for k, v := range before {

@@ -216,6 +216,10 @@ type IssueList struct {
 	Search  *SearchInfo `json:"search,omitempty"`
 	// Summary drops body and plan from every issue in the JSON form.
 	Summary bool `json:"-"`
+	// Encoded holds, where set, an issue's JSON as AppendJSON writes it
+	// with the list's Summary: a store may keep what it wrote for an issue
+	// that has not changed since.
+	Encoded [][]byte `json:"-"`
 }
 
 // SearchInfo says how a search text matched: "ranked" (full-text, best first)
@@ -237,6 +241,10 @@ func (l *IssueList) MarshalJSON() ([]byte, error) {
 	for i, is := range l.Issues {
 		if i > 0 {
 			b = append(b, ',')
+		}
+		if i < len(l.Encoded) && l.Encoded[i] != nil {
+			b = append(b, l.Encoded[i]...)
+			continue
 		}
 		b = is.AppendJSON(b, l.Summary)
 	}

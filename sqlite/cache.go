@@ -20,6 +20,7 @@ type rowCache struct {
 	head   atomic.Pointer[decodedHead]
 	text   atomic.Pointer[rowText]
 	detail atomic.Pointer[detailParts]
+	json   [2]atomic.Pointer[[]byte] // the issue as a list writes it: full, summary
 	// prev is the detail last read for an earlier version of the issue,
 	// set when the row replaces that version and never changed after.
 	prev *detailParts
@@ -125,4 +126,19 @@ func fillText(ctx context.Context, tx *sql.Tx, rows []*row, page []*desk.Issue) 
 		}
 	}
 	return nil
+}
+
+// encoded returns is (the row's issue as a list returns it) as JSON, kept
+// on the row for the next list.
+func (r *row) encoded(is *desk.Issue, summary bool) []byte {
+	slot := &r.cache.json[0]
+	if summary {
+		slot = &r.cache.json[1]
+	}
+	if b := slot.Load(); b != nil {
+		return *b
+	}
+	b := is.AppendJSON(nil, summary)
+	slot.Store(&b)
+	return b
 }

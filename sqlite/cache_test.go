@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"desk"
@@ -119,4 +120,46 @@ func TestBusyIssueDetailExtendsOrReadsAgain(t *testing.T) {
 	d := read()
 	other.DeleteAttachment(ctx, d.Attachments[0].ID, "owner")
 	read()
+}
+
+// TestListJSONFollowsChanges checks that the JSON a list keeps for its rows
+// is written anew once a row changes, and matches what the issue says.
+func TestListJSONFollowsChanges(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	MustIssue(t, db, desk.IssueFields{Title: ptr("first words"), Body: ptr("old body")}, "owner")
+	other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	text := func(summary bool) string {
+		t.Helper()
+		l, err := db.Issues(ctx, "mygame", desk.IssueFilter{Summary: summary})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := l.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := &desk.IssueList{Project: l.Project, Total: l.Total, Limit: l.Limit, Offset: l.Offset, Issues: l.Issues, Counts: l.Counts, Summary: summary}
+		want, _ := plain.MarshalJSON()
+		if string(b) != string(want) {
+			t.Fatalf("kept JSON differs from the issue:\n%s\n%s", b, want)
+		}
+		return string(b)
+	}
+	for _, summary := range []bool{false, true} {
+		text(summary)
+		text(summary)
+	}
+	other.UpdateIssue(ctx, "MG-1", desk.IssueFields{Title: ptr("new words"), Body: ptr("new body")}, "owner")
+	if got := text(false); !strings.Contains(got, "new words") || !strings.Contains(got, "new body") {
+		t.Fatalf("stale list JSON: %s", got)
+	}
+	if got := text(true); !strings.Contains(got, "new words") || strings.Contains(got, "new body") {
+		t.Fatalf("stale summary JSON: %s", got)
+	}
 }

@@ -110,6 +110,15 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 		}
 	}
 	l.Issues = page
+	if sr == nil {
+		// Rows read again while nothing touched them are written as
+		// before: their JSON is kept on them (a search's excerpts differ
+		// per query and are written each time).
+		l.Encoded = make([][]byte, len(page))
+		for i, r := range hits {
+			l.Encoded[i] = r.encoded(page[i], f.Summary)
+		}
+	}
 	return l, nil
 }
 

@@ -238,7 +238,7 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		r     *row
 		major int     // status, priority, size and area ranks, packed
 		score float64 // search score, higher first
-		when  string  // a time, compared per sort
+		when  int64   // a time in milliseconds, negated for newest first
 		minor int     // the number, signed so that ascending is right
 	}
 	ks := make([]keyed, len(rows))
@@ -256,21 +256,21 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 			if boost != "" && strings.EqualFold(r.Area, boost) {
 				k.score += 1e9
 			}
-			k.when = invert(r.UpdatedAt)
+			k.when = -r.updated
 		case f.Sort == desk.SortUpdated:
-			k.when = invert(r.UpdatedAt)
+			k.when = -r.updated
 		case f.Sort == desk.SortCreated:
-			k.when = invert(r.CreatedAt)
+			k.when = -r.created
 		case f.Sort == desk.SortOldest:
-			k.when, k.minor = r.CreatedAt, r.Number
+			k.when, k.minor = r.created, r.Number
 		case f.Sort == desk.SortPriority:
-			k.major, k.when = priorityRank[r.Priority], invert(r.UpdatedAt)
+			k.major, k.when = priorityRank[r.Priority], -r.updated
 		case f.Sort == desk.SortNumber:
 		case f.Sort == desk.SortBacklog:
 			k.major = priorityRank[r.Priority]<<40 | sizeRank[r.Size]<<32 | areaRank[strings.ToLower(r.Area)]
 			k.minor = r.Number
 		default: // triage
-			k.major, k.when = triageRank[r.Status]<<8|priorityRank[r.Priority], invert(r.UpdatedAt)
+			k.major, k.when = int(r.tr)<<8|int(r.pr), -r.updated
 		}
 		ks[i] = k
 	}
@@ -284,7 +284,7 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		if c := cmp.Compare(a.major, b.major); c != 0 {
 			return c
 		}
-		if c := strings.Compare(a.when, b.when); c != 0 {
+		if c := cmp.Compare(a.when, b.when); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.minor, b.minor)
@@ -338,18 +338,6 @@ func smallest[T any](items []T, n int, cmp func(a, b T) int) []T {
 	}
 	slices.SortFunc(h, cmp)
 	return h
-}
-
-// invert maps a time text to one that sorts in the opposite order, so
-// that "newest first" is an ascending comparison like every other key.
-func invert(t string) string {
-	b := []byte(t)
-	for i, c := range b {
-		if c >= '0' && c <= '9' {
-			b[i] = '9' - c + '0'
-		}
-	}
-	return string(b)
 }
 
 // rankAreas numbers the areas of rows alphabetically (case folded), with

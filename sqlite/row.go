@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"desk"
 )
@@ -30,6 +31,10 @@ type row struct {
 	// The enum fields as their place in desk's lists (-1 for a value
 	// outside them), so that filters and counts compare integers.
 	st, kd, pr, sz int8
+	tr             int8 // the status's place in the triage order
+
+	// The times as milliseconds, for sorting without comparing text.
+	created, updated int64
 }
 
 // setCodes fills the enum codes from the enum fields.
@@ -44,6 +49,18 @@ func (r *row) setCodes() {
 	}
 	r.st, r.kd, r.pr = code(desk.Statuses, r.Status), code(desk.Kinds, r.Kind), code(desk.Priorities, r.Priority)
 	r.sz = code(sizeOrder, r.Size)
+	r.tr = code(desk.TriageOrder, r.Status)
+	r.created, r.updated = millis(r.CreatedAt), millis(r.UpdatedAt)
+}
+
+// millis reads a stored time (desk.TimeLayout) as milliseconds since 1970;
+// a time it cannot read sorts as the earliest.
+func millis(s string) int64 {
+	t, err := time.Parse(desk.TimeLayout, s)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 func decodeTags(raw string) []string {

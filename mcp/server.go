@@ -69,15 +69,6 @@ const ServerName = "desk"
 // Serve runs the server on in and out until the client closes in or ctx
 // ends.
 func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteCloser) error {
-	if opts.Getenv == nil {
-		opts.Getenv = os.Getenv
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	}
 	// An MCP server lives as long as its session, one per agent: it keeps
 	// a small store (two readers, 1 MiB page caches) so that twenty of
 	// them cost little. The operating system's file cache still holds the
@@ -89,7 +80,7 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 	defer db.Close()
 	s := newServer(opts, db, out)
 	defer s.touches.Wait() // before the store closes
-	s.channel.detect(opts.Getenv)
+	s.channel.detect(s.opts.Getenv)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer s.stopChannel()
@@ -101,6 +92,15 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 }
 
 func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *server {
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
 	s := &server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}, lastTouch: map[string]time.Time{}}
 	s.delegated = notify.IsDelegated(opts.Getenv)
 	if c := opts.Getenv("DESK_CLIENT"); c != "" {

@@ -28,8 +28,17 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 	}
 	timer := time.NewTimer(w.poll)
 	defer timer.Stop()
+	// A commit becomes visible a moment after its last write to the log
+	// file: the file system reports the write, but the wal-index that
+	// makes it visible is shared memory, whose writes it does not report.
+	// A read that a report woke and that found nothing is tried again
+	// shortly, a few times; and while writes come, the feed is also read
+	// every few milliseconds, so that none waits for the idle poll.
+	settle := 0
+	var active time.Time
 	for {
 		committed := db.Committed()
+		found := false
 		for {
 			changes, err := db.Changes(ctx, desk.ChangeFilter{After: after, Limit: 1000})
 			if err != nil {
@@ -42,23 +51,47 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 				break
 			}
 			after = changes[len(changes)-1].Seq
+			found = true
 			fn(changes)
 			if len(changes) < 1000 {
 				break
 			}
 		}
-		timer.Reset(w.poll)
+		now := time.Now()
+		if found || w.reported {
+			active = now
+		}
+		next := w.poll
+		switch {
+		case found:
+			settle = 0
+			next = busyPoll
+		case w.reported && settle < 4:
+			next = time.Millisecond << settle
+			settle++
+		case now.Sub(active) < busyFor:
+			next = busyPoll
+		}
+		timer.Reset(next)
 		if err := w.wait(ctx, committed, timer); err != nil {
 			return err
 		}
 	}
 }
 
+// While writes come (and for busyFor after the last), the feed is read at
+// least every busyPoll.
+const (
+	busyPoll = 5 * time.Millisecond
+	busyFor  = 2 * time.Second
+)
+
 // feedWaker waits for a reason to read the feed again.
 type feedWaker struct {
 	events    <-chan fsnotify.Event
 	poll      time.Duration
 	wal, main string // the database's file names
+	reported  bool   // the last wait ended on a file report
 }
 
 // wait returns when this process commits, the database's files are
@@ -66,6 +99,7 @@ type feedWaker struct {
 // several pieces, each reported on its own: the reports already queued are
 // taken together, so that one commit costs one read of the feed.
 func (w *feedWaker) wait(ctx context.Context, committed <-chan struct{}, timer *time.Timer) error {
+	w.reported = false
 	defer func() {
 		if !timer.Stop() {
 			select {
@@ -90,6 +124,7 @@ func (w *feedWaker) wait(ctx context.Context, committed <-chan struct{}, timer *
 			if !w.ours(ev) {
 				continue
 			}
+			w.reported = true
 			for {
 				select {
 				case _, ok := <-w.events:

@@ -54,13 +54,45 @@ func (r *row) setCodes() {
 }
 
 // millis reads a stored time (desk.TimeLayout) as milliseconds since 1970;
-// a time it cannot read sorts as the earliest.
+// a time it cannot read sorts as the earliest. Every row of a list is read
+// this way, so the fixed layout is read by hand rather than by time.Parse.
 func millis(s string) int64 {
-	t, err := time.Parse(desk.TimeLayout, s)
-	if err != nil {
+	if len(s) != len(desk.TimeLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != '.' || s[23] != 'Z' {
+		t, err := time.Parse(desk.TimeLayout, s)
+		if err != nil {
+			return 0
+		}
+		return t.UnixMilli()
+	}
+	num := func(i, n int) int {
+		v := 0
+		for _, c := range []byte(s[i : i+n]) {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			v = v*10 + int(c-'0')
+		}
+		return v
+	}
+	y, mo, d, h, mi, sec, ms := num(0, 4), num(5, 2), num(8, 2), num(11, 2), num(14, 2), num(17, 2), num(20, 3)
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || h < 0 || mi < 0 || sec < 0 || ms < 0 {
 		return 0
 	}
-	return t.UnixMilli()
+	return (daysFromCivil(y, mo, d)*86400+int64(h*3600+mi*60+sec))*1000 + int64(ms)
+}
+
+// daysFromCivil counts the days from 1970-01-01 to a date of the Gregorian
+// calendar.
+func daysFromCivil(y, m, d int) int64 {
+	if m <= 2 {
+		y--
+	}
+	era := y / 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int64(era)*146097 + int64(doe) - 719468
 }
 
 func decodeTags(raw string) []string {

@@ -69,11 +69,27 @@ func (is *Issue) AppendJSON(b []byte, summary bool) []byte {
 	b = appendIntField(b, "attachment_count", is.AttachmentCount)
 	b = appendOptField(b, "last_verdict", is.LastVerdict)
 	if is.Match != nil {
-		b = append(b, `,"match":{"field":`...)
-		b = appendString(b, is.Match.Field)
-		b = appendField(b, "excerpt", is.Match.Excerpt)
-		b = append(b, '}')
+		b = is.Match.appendJSON(b)
 	}
+	return append(b, '}')
+}
+
+func (m *Match) appendJSON(b []byte) []byte {
+	b = append(b, `,"match":{"field":`...)
+	b = appendString(b, m.Field)
+	b = appendField(b, "excerpt", m.Excerpt)
+	return append(b, '}')
+}
+
+// AppendWithMatch appends an issue written without a match (encoded, as
+// AppendJSON wrote it) with match m added, as AppendJSON writes an issue
+// that has it: the match is the last field.
+func AppendWithMatch(b, encoded []byte, m *Match) []byte {
+	if m == nil || len(encoded) == 0 {
+		return append(b, encoded...)
+	}
+	b = append(b, encoded[:len(encoded)-1]...)
+	b = m.appendJSON(b)
 	return append(b, '}')
 }
 

@@ -90,6 +90,15 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Fatalf("issue %d differs:\n got %s\nwant %s", i, got, want)
 		}
+		if is.Match != nil {
+			m := is.Match
+			is.Match = nil
+			plain := is.AppendJSON(nil, false)
+			is.Match = m
+			if with := desk.AppendWithMatch(nil, plain, m); !bytes.Equal(with, got) {
+				t.Fatalf("issue %d with its match added:\n got %s\nwant %s", i, with, got)
+			}
+		}
 		var sum map[string]json.RawMessage
 		if err := json.Unmarshal(is.AppendJSON(nil, true), &sum); err != nil {
 			t.Fatalf("summary is not JSON: %v", err)

@@ -110,14 +110,17 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 		}
 	}
 	l.Issues = page
-	if sr == nil {
-		// Rows read again while nothing touched them are written as
-		// before: their JSON is kept on them (a search's excerpts differ
-		// per query and are written each time).
-		l.Encoded = make([][]byte, len(page))
-		for i, r := range hits {
-			l.Encoded[i] = r.encoded(page[i], f.Summary)
+	// Rows read again while nothing touched them are written as before:
+	// their JSON is kept on them, and a search's excerpt is added to it.
+	l.Encoded = make([][]byte, len(page))
+	for i, r := range hits {
+		is := *page[i]
+		is.Match = nil
+		b := r.encoded(&is, f.Summary)
+		if m := page[i].Match; m != nil {
+			b = desk.AppendWithMatch(make([]byte, 0, len(b)+len(m.Excerpt)+48), b, m)
 		}
+		l.Encoded[i] = b
 	}
 	return l, nil
 }

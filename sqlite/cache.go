@@ -21,6 +21,8 @@ type rowCache struct {
 	text   atomic.Pointer[rowText]
 	detail atomic.Pointer[detailParts]
 	json   [2]atomic.Pointer[[]byte] // the issue as a list writes it: full, summary
+
+	excerpt atomic.Pointer[cachedExcerpt] // the last search's excerpt
 	// prev is the detail last read for an earlier version of the issue,
 	// set when the row replaces that version and never changed after.
 	prev *detailParts
@@ -32,6 +34,11 @@ type decodedHead struct {
 	tags     []string
 	location desk.Location
 	build    *desk.BuildRef
+}
+
+type cachedExcerpt struct {
+	key   string // the words, the field and the comment it was cut for
+	match desk.Match
 }
 
 type rowText struct {

@@ -105,7 +105,11 @@ func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row,
 		}
 	}
 	if sr != nil && sr.mode == searchRanked && len(hits) > 0 {
-		if err := db.excerpts(ctx, tx, sr, byID); err != nil {
+		rowsByID := make(map[int64]*row, len(hits))
+		for _, r := range hits {
+			rowsByID[r.rowid] = r
+		}
+		if err := db.excerpts(ctx, tx, sr, byID, rowsByID); err != nil {
 			return nil, err
 		}
 	}

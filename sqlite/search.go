@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"strconv"
 	"strings"
 
 	"desk"
@@ -298,10 +299,29 @@ func escapeLike(s string) string {
 // word matched best (title, details, body, comments) with the words around
 // the match. The ranking already told the field; the words are cut from
 // the text here, which costs no more index passes.
-func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page map[int64]*desk.Issue) error {
+func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page map[int64]*desk.Issue, rows map[int64]*row) error {
+	// An excerpt depends on the words searched, the field and (for
+	// comments) the comment: a row that has not changed keeps the last one.
+	var words strings.Builder
+	for _, t := range sr.terms {
+		words.WriteString(t.FTS(sr.prefix))
+		words.WriteByte(' ')
+	}
+	key := func(id int64) string {
+		return words.String() + "|" + strconv.Itoa(sr.fields[id]) + "|" + strconv.FormatInt(sr.comment[id], 10)
+	}
 	var bodies, comments []int64
-	for id := range page {
-		switch sr.fields[id] {
+	for id, is := range page {
+		f := sr.fields[id]
+		if f == 0 {
+			continue
+		}
+		if c := rows[id].cache.excerpt.Load(); c != nil && c.key == key(id) {
+			m := c.match
+			is.Match = &m
+			continue
+		}
+		switch f {
 		case fieldBody:
 			bodies = append(bodies, id)
 		case fieldComments:
@@ -318,7 +338,7 @@ func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page m
 	}
 	for id, is := range page {
 		f := sr.fields[id]
-		if f == 0 {
+		if f == 0 || is.Match != nil {
 			continue
 		}
 		var text string
@@ -332,7 +352,9 @@ func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page m
 		case fieldComments:
 			text = commentText[id]
 		}
-		is.Match = &desk.Match{Field: fieldNames[f], Excerpt: excerpt(text, sr.terms, sr.prefix)}
+		m := desk.Match{Field: fieldNames[f], Excerpt: excerpt(text, sr.terms, sr.prefix)}
+		is.Match = &m
+		rows[id].cache.excerpt.Store(&cachedExcerpt{key: key(id), match: m})
 	}
 	return nil
 }

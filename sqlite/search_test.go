@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"desk"
@@ -140,6 +141,20 @@ func TestSearchFollowsEdits(t *testing.T) {
 	for _, q := range []string{"quantum", "zebra"} {
 		if l := s.q(t, desk.IssueFilter{Q: q}); l.Total != 0 {
 			t.Fatalf("deleted issue still found by %q", q)
+		}
+	}
+}
+
+// TestExcerptsFollowTheQuery searches the same rows for other words: each
+// search's excerpts are its own, however often the rows are read.
+func TestExcerptsFollowTheQuery(t *testing.T) {
+	s := searchDesk(t)
+	for i := 0; i < 2; i++ {
+		for q, want := range map[string]string{"harbor": "Harbor crane", "dock": "near the dock", "glows": "dock glows"} {
+			l := s.q(t, desk.IssueFilter{Q: q})
+			if len(l.Issues) != 1 || l.Issues[0].Match == nil || !strings.Contains(l.Issues[0].Match.Excerpt, want) {
+				t.Fatalf("%q: %+v", q, l.Issues[0].Match)
+			}
 		}
 	}
 }

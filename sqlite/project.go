@@ -77,10 +77,13 @@ func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, er
 		} else if lastIssue, err = overviewSQL(ctx, tx, d, p.id); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT max(?2,
-			coalesce((SELECT max(coalesce(delivered_at, created_at)) FROM commands WHERE project_id = ?1), ''),
-			coalesce((SELECT max(created_at) FROM handoffs WHERE project_id = ?1), ''),
-			?3)`, p.id, lastIssue, p.CreatedAt).Scan(&d.LastChange)
+		// Each part is read through an index: the newest command (by id,
+		// which grows with time), the newest pickup, the newest handoff.
+		return tx.QueryRowContext(ctx, `SELECT max(?2, ?3,
+			coalesce((SELECT created_at FROM commands WHERE project_id = ?1 ORDER BY id DESC LIMIT 1), ''),
+			coalesce((SELECT max(delivered_at) FROM commands WHERE project_id = ?1), ''),
+			coalesce((SELECT created_at FROM handoffs WHERE project_id = ?1 ORDER BY version DESC LIMIT 1), ''))`,
+			p.id, lastIssue, p.CreatedAt).Scan(&d.LastChange)
 	})
 	if err != nil {
 		return nil, err

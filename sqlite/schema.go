@@ -275,6 +275,12 @@ CREATE TABLE agent_session_issues (
 CREATE INDEX agent_session_issues_session ON agent_session_issues(session_id);
 CREATE INDEX agent_session_issues_open ON agent_session_issues(id) WHERE session_id IS NULL;
 `,
+
+	// 4: a project's commands by id, for its newest command and the
+	// recent list, which the queue index does not order.
+	`
+CREATE INDEX commands_project ON commands(project_id, id);
+`,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

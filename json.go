@@ -56,11 +56,7 @@ func (is *Issue) AppendJSON(b []byte, summary bool) []byte {
 		b = append(b, `,"plan":`...)
 		b = is.Plan.appendJSON(b)
 	}
-	b = append(b, `,"plan_progress":{"done":`...)
-	b = strconv.AppendInt(b, int64(is.Progress.Done), 10)
-	b = append(b, `,"total":`...)
-	b = strconv.AppendInt(b, int64(is.Progress.Total), 10)
-	b = append(b, '}')
+	b = appendProgress(b, is.Progress)
 	b = appendOptField(b, "parent", is.Parent)
 	b = appendOptField(b, "merged_into", is.MergedInto)
 	b = appendIntField(b, "child_count", is.ChildCount)

@@ -157,3 +157,54 @@ func BenchmarkAppendJSON(b *testing.B) {
 		}
 	})
 }
+
+// TestDetailJSONMatchesEncodingJSON holds the detail's encoder to the
+// standard one, byte for byte.
+func TestDetailJSONMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	s := func() string { return oddStrings[r.IntN(len(oddStrings))] }
+	opt := func() *string {
+		if r.IntN(2) == 0 {
+			return nil
+		}
+		v := s()
+		return &v
+	}
+	att := func() *desk.Attachment {
+		a := &desk.Attachment{ID: r.Int64N(1e6), Issue: s(), Filename: s(), Mime: s(), Size: r.Int64N(1e8), URL: s(),
+			IsImage: r.IntN(2) == 0, CreatedAt: s(), MergedFrom: opt()}
+		if r.IntN(2) == 0 {
+			id := r.Int64N(100)
+			a.CommentID = &id
+		}
+		return a
+	}
+	details := []string{`{"from":"open","to":"closed"}`, `{ "spaced" : [1, 2] }`, `{"html":"\u003cb\u003e"}`, `{"s":"a b"}`}
+	for i := 0; i < 500; i++ {
+		type plainDetail desk.IssueDetail // the same fields, without the hand-written encoder
+		d := &desk.IssueDetail{Issue: *randomIssue(r)}
+		d.Match = nil
+		if r.IntN(3) > 0 {
+			d.Comments = []*desk.Comment{}
+			for n := r.IntN(4); n > 0; n-- {
+				c := &desk.Comment{ID: r.Int64N(1e6), Author: s(), Text: s(), Verdict: opt(), CreatedAt: s(), MergedFrom: opt()}
+				if r.IntN(2) == 0 {
+					c.Attachments = []*desk.Attachment{att()}
+				}
+				d.Comments = append(d.Comments, c)
+			}
+			d.Attachments = []*desk.Attachment{att()}
+			d.Activity = []*desk.Activity{{ID: 3, Actor: s(), Action: s(), Detail: json.RawMessage(details[r.IntN(len(details))]), CreatedAt: s(), MergedFrom: opt()}}
+			d.Children = []desk.ChildInfo{{ID: s(), Title: s(), Status: s(), Kind: s(), Priority: s(), Progress: desk.Progress{Done: 1, Total: 2}}}
+			d.MergedSources = []desk.MergedSource{{ID: s(), Title: s(), MergedAt: s()}}
+			d.ParentInfo = &desk.ParentInfo{ID: s(), Title: s(), Status: s()}
+			d.Commands = []*desk.Command{{ID: 7, Project: s(), Command: s(), Issue: opt(), CreatedBy: s(), CreatedAt: s(), ExpiresAt: s(), DeliveredAt: opt(), Client: opt(), State: s()}}
+			d.RedirectedFrom = s()
+		}
+		got, _ := d.MarshalJSON()
+		want := reflectJSON(t, (*plainDetail)(d))
+		if !bytes.Equal(got, want) {
+			t.Fatalf("detail %d differs:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -149,6 +150,18 @@ type issueAgent struct {
 type detailWithAgents struct {
 	*desk.IssueDetail
 	Agents []issueAgent `json:"agents"`
+}
+
+// MarshalJSON writes the detail as it is, with the agents after its fields.
+func (d detailWithAgents) MarshalJSON() ([]byte, error) {
+	agents, err := json.Marshal(d.Agents)
+	if err != nil {
+		return nil, err
+	}
+	b := d.IssueDetail.AppendJSON(make([]byte, 0, 4096+len(agents)))
+	b = append(b[:len(b)-1], `,"agents":`...)
+	b = append(b, agents...)
+	return append(b, '}'), nil
 }
 
 // withAgents adds to d the live sessions that touched it.

@@ -1,0 +1,190 @@
+package desk
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+)
+
+// An issue's detail is the answer the owner's page reads most, and a busy
+// issue carries hundreds of comments and timeline entries: it is written by
+// hand too, byte for byte as encoding/json writes it (a test holds it to
+// that).
+
+// AppendJSON appends the detail as JSON to b.
+func (d *IssueDetail) AppendJSON(b []byte) []byte {
+	b = d.Issue.AppendJSON(b, false)
+	b = b[:len(b)-1] // the issue's closing brace: the detail's fields follow
+	b = append(b, `,"comments":`...)
+	b = appendList(b, d.Comments, (*Comment).appendJSON)
+	b = append(b, `,"attachments":`...)
+	b = appendList(b, d.Attachments, (*Attachment).appendJSON)
+	b = append(b, `,"activity":`...)
+	b = appendList(b, d.Activity, (*Activity).appendJSON)
+	b = append(b, `,"children":`...)
+	if d.Children == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range d.Children {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			c := &d.Children[i]
+			b = append(b, `{"id":`...)
+			b = appendString(b, c.ID)
+			b = appendField(b, "title", c.Title)
+			b = appendField(b, "status", c.Status)
+			b = appendField(b, "kind", c.Kind)
+			b = appendField(b, "priority", c.Priority)
+			b = appendProgress(b, c.Progress)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"merged_sources":`...)
+	if d.MergedSources == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, m := range d.MergedSources {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"id":`...)
+			b = appendString(b, m.ID)
+			b = appendField(b, "title", m.Title)
+			b = appendField(b, "merged_at", m.MergedAt)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"parent_info":`...)
+	if p := d.ParentInfo; p == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"id":`...)
+		b = appendString(b, p.ID)
+		b = appendField(b, "title", p.Title)
+		b = appendField(b, "status", p.Status)
+		b = append(b, '}')
+	}
+	b = append(b, `,"commands":`...)
+	b = appendList(b, d.Commands, (*Command).appendJSON)
+	if d.RedirectedFrom != "" {
+		b = appendField(b, "redirected_from", d.RedirectedFrom)
+	}
+	return append(b, '}')
+}
+
+// MarshalJSON writes the detail with AppendJSON.
+func (d *IssueDetail) MarshalJSON() ([]byte, error) {
+	return d.AppendJSON(make([]byte, 0, 4096)), nil
+}
+
+func appendList[T any](b []byte, list []*T, each func(*T, []byte) []byte) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, v := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if v == nil {
+			b = append(b, "null"...)
+			continue
+		}
+		b = each(v, b)
+	}
+	return append(b, ']')
+}
+
+func appendProgress(b []byte, p Progress) []byte {
+	b = append(b, `,"plan_progress":{"done":`...)
+	b = strconv.AppendInt(b, int64(p.Done), 10)
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(p.Total), 10)
+	return append(b, '}')
+}
+
+func (c *Comment) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, c.ID, 10)
+	if c.Issue != "" {
+		b = appendField(b, "issue", c.Issue)
+	}
+	b = appendField(b, "author", c.Author)
+	b = appendField(b, "text", c.Text)
+	b = appendOptField(b, "verdict", c.Verdict)
+	b = appendField(b, "created_at", c.CreatedAt)
+	b = append(b, `,"attachments":`...)
+	b = appendList(b, c.Attachments, (*Attachment).appendJSON)
+	b = appendOptField(b, "merged_from", c.MergedFrom)
+	return append(b, '}')
+}
+
+func (a *Attachment) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, a.ID, 10)
+	if a.Issue != "" {
+		b = appendField(b, "issue", a.Issue)
+	}
+	b = append(b, `,"comment_id":`...)
+	if a.CommentID == nil {
+		b = append(b, "null"...)
+	} else {
+		b = strconv.AppendInt(b, *a.CommentID, 10)
+	}
+	b = appendField(b, "filename", a.Filename)
+	b = appendField(b, "mime", a.Mime)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, a.Size, 10)
+	b = appendField(b, "url", a.URL)
+	b = append(b, `,"is_image":`...)
+	b = strconv.AppendBool(b, a.IsImage)
+	b = appendField(b, "created_at", a.CreatedAt)
+	b = appendOptField(b, "merged_from", a.MergedFrom)
+	return append(b, '}')
+}
+
+func (a *Activity) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, a.ID, 10)
+	b = appendField(b, "actor", a.Actor)
+	b = appendField(b, "action", a.Action)
+	b = append(b, `,"detail":`...)
+	switch {
+	case a.Detail == nil:
+		b = append(b, "null"...)
+	case bytes.ContainsAny(a.Detail, " \t\r\n"):
+		// Written by something else than desk, or with spaces in its
+		// strings: compacted, as encoding/json does with raw JSON.
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, a.Detail); err != nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, buf.Bytes()...)
+		}
+	default:
+		b = append(b, a.Detail...)
+	}
+	b = appendField(b, "created_at", a.CreatedAt)
+	b = appendOptField(b, "merged_from", a.MergedFrom)
+	return append(b, '}')
+}
+
+func (c *Command) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, c.ID, 10)
+	b = appendField(b, "project", c.Project)
+	b = appendField(b, "command", c.Command)
+	b = appendOptField(b, "issue", c.Issue)
+	b = appendField(b, "created_by", c.CreatedBy)
+	b = appendField(b, "created_at", c.CreatedAt)
+	b = appendField(b, "expires_at", c.ExpiresAt)
+	b = appendOptField(b, "delivered_at", c.DeliveredAt)
+	b = appendOptField(b, "client", c.Client)
+	b = appendField(b, "state", c.State)
+	return append(b, '}')
+}

@@ -16,7 +16,7 @@ func (d *IssueDetail) AppendJSON(b []byte) []byte {
 	b = d.Issue.AppendJSON(b, false)
 	b = b[:len(b)-1] // the issue's closing brace: the detail's fields follow
 	b = append(b, `,"comments":`...)
-	b = appendList(b, d.Comments, (*Comment).appendJSON)
+	b = appendList(b, d.Comments, (*Comment).AppendJSON)
 	b = append(b, `,"attachments":`...)
 	b = appendList(b, d.Attachments, (*Attachment).appendJSON)
 	b = append(b, `,"activity":`...)
@@ -108,7 +108,8 @@ func appendProgress(b []byte, p Progress) []byte {
 	return append(b, '}')
 }
 
-func (c *Comment) appendJSON(b []byte) []byte {
+// AppendJSON appends the comment as JSON, as encoding/json would write it.
+func (c *Comment) AppendJSON(b []byte) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, c.ID, 10)
 	if c.Issue != "" {

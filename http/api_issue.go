@@ -238,7 +238,24 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, p params) er
 		return err
 	}
 	s.localBuildRef(d.Build)
-	return writeJSON(w, r, http.StatusCreated, map[string]any{"comment": c, "issue": d})
+	return writeJSON(w, r, http.StatusCreated, commentCreated{c, d})
+}
+
+// commentCreated answers a new comment with the comment and the issue as it
+// now stands. It writes itself: the issue can carry hundreds of comments, and
+// encoding/json would scan all of them again to compact them.
+type commentCreated struct {
+	comment *desk.Comment
+	issue   *desk.IssueDetail
+}
+
+// MarshalJSON writes {"comment": ..., "issue": ...}.
+func (c commentCreated) MarshalJSON() ([]byte, error) {
+	b := append(make([]byte, 0, 8192), `{"comment":`...)
+	b = c.comment.AppendJSON(b)
+	b = append(b, `,"issue":`...)
+	b = c.issue.AppendJSON(b)
+	return append(b, '}'), nil
 }
 
 func (s *Server) addAttachments(w http.ResponseWriter, r *http.Request, p params) error {

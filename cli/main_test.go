@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"desk/internal/deskbin"
 	"desk/sqlite"
 )
 
@@ -26,10 +27,8 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	deskBin = filepath.Join(dir, "desk")
-	build := exec.Command("go", "build", "-o", deskBin, "desk/cmd/desk")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build desk:", err)
+	if err := deskbin.Build(deskBin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()

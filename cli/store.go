@@ -21,7 +21,7 @@ import (
 func openStore(ctx context.Context, c *Context, create bool) (*sqlite.DB, error) {
 	// A CLI process runs one command: a small cache and one reader are
 	// enough, and they keep the start cheap.
-	db, err := sqlite.Open(ctx, c.DataDir, sqlite.Options{NoCreate: !create, Readers: 1, CacheKiB: 2048})
+	db, err := sqlite.Open(ctx, c.DataDir, sqlite.Options{NoCreate: !create, Readers: 1, CacheKiB: 2048, OneShot: true})
 	if errors.Is(err, sqlite.ErrNoDesk) {
 		return nil, noDesk(c)
 	}
@@ -58,22 +58,18 @@ func project(ctx context.Context, c *Context, db *sqlite.DB, flag, cmd string) (
 	if !errors.Is(err, link.ErrNotLinked) {
 		return "", err
 	}
-	ps, err := db.Projects(ctx)
+	slugs, err := db.ProjectSlugs(ctx)
 	if err != nil {
 		return "", err
 	}
-	switch len(ps) {
+	switch len(slugs) {
 	case 0:
 		return "", desk.Errorf(desk.NotFound, "the desk has no project yet").WithHint("create one with desk new-project --slug mygame --name MyGame")
 	case 1:
-		return ps[0].Slug, nil
-	}
-	slugs := make([]string, len(ps))
-	for i, p := range ps {
-		slugs[i] = p.Slug
+		return slugs[0], nil
 	}
 	return "", Usagef(cmd, "this folder is not linked to a project and the desk has %d (%s): pass --project, or link the repo with desk link --project SLUG",
-		len(ps), strings.Join(slugs, ", "))
+		len(slugs), strings.Join(slugs, ", "))
 }
 
 // readTextFile reads a text file a flag names (a body, a handoff, a steps

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"desk"
-	"desk/internal/agentcli"
+	"desk/internal/deskbin"
 	"desk/link"
 	"desk/notify"
 	"desk/sqlite"
@@ -28,17 +28,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	root, err := agentcli.RepoRoot()
-	if err == nil {
-		deskBin = filepath.Join(dir, "desk")
-		cmd := exec.Command("go", "build", "-o", deskBin, "./cmd/desk")
-		cmd.Dir = root
-		var out []byte
-		if out, err = cmd.CombinedOutput(); err != nil {
-			err = fmt.Errorf("go build ./cmd/desk: %v\n%s", err, out)
-		}
-	}
-	if err != nil {
+	deskBin = filepath.Join(dir, "desk")
+	if err := deskbin.Build(deskBin); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
 		os.Exit(1)

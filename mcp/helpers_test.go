@@ -15,7 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"desk"
-	"desk/internal/agentcli"
+	"desk/internal/deskbin"
 	"desk/link"
 	"desk/sqlite"
 )
@@ -42,17 +42,8 @@ func TestMain(m *testing.M) {
 }
 
 func buildDesk(dir string) (string, error) {
-	root, err := agentcli.RepoRoot()
-	if err != nil {
-		return "", err
-	}
 	bin := filepath.Join(dir, "desk")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/desk")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/desk: %v\n%s", err, out)
-	}
-	return bin, nil
+	return bin, deskbin.Build(bin)
 }
 
 // fixture is a desk in a temp folder with two projects, mygame (MG) and

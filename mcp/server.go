@@ -364,19 +364,15 @@ func (s *server) project(ctx context.Context, a *args) (string, error) {
 	if f, ok := s.linked(); ok {
 		return f.Project, nil
 	}
-	ps, err := s.db.Projects(ctx)
+	slugs, err := s.db.ProjectSlugs(ctx)
 	if err != nil {
 		return "", err
 	}
-	switch len(ps) {
+	switch len(slugs) {
 	case 1:
-		return ps[0].Slug, nil
+		return slugs[0], nil
 	case 0:
 		return "", desk.Errorf(desk.NotFound, "the desk has no project yet").WithHint("the owner creates one with desk new-project")
-	}
-	slugs := make([]string, len(ps))
-	for i, p := range ps {
-		slugs[i] = p.Slug
 	}
 	return "", desk.Errorf(desk.Invalid, "name the project: this folder is linked to none and the desk has %s", strings.Join(slugs, ", ")).
 		WithHint("pass project, or link the repo with desk link --project <slug>")

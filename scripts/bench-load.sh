@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.cache/bench/reports
 mkdir -p "$out" bin
-go build -o bin/desk ./cmd/desk
+CGO_ENABLED=0 go build -o bin/desk ./cmd/desk # static, as released: see internal/deskbin
 quiet=()
 if [ -n "${QUIET:-}" ]; then
 	quiet=(--quiet "$QUIET" --quiet-wait 30m)

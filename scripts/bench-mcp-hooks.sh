@@ -29,7 +29,7 @@ DESK_BENCH_DATA="$work" go test ./hook -run '^$' -bench '^BenchmarkHooks$' -benc
 	grep -E '^(Benchmark|ok|FAIL)'
 
 echo "== hooks: hyperfine (wall time, shell start subtracted)"
-go build -o "$work/desk" ./cmd/desk
+CGO_ENABLED=0 go build -o "$work/desk" ./cmd/desk # static, as released: see internal/deskbin
 if command -v hyperfine >/dev/null; then
 	# Through the same shell as the hooks, so that the two compare: hyperfine
 	# subtracts its estimate of the shell's start, which a busy machine can

@@ -63,6 +63,12 @@ type Options struct {
 	// the write connection and 4 MiB per reader); small processes such as
 	// an MCP server or a hook lower it.
 	CacheKiB int
+	// OneShot is for a process that opens the desk for one command and
+	// exits (the CLI): its reads map the file rather than copy each page
+	// into a page cache that would never be read again, which saves a fifth
+	// of a list's time. A long-lived process keeps the cache, which serves
+	// its repeated reads faster than the map.
+	OneShot bool
 }
 
 // ErrNoDesk is returned by Open with NoCreate when the folder holds no desk.
@@ -100,14 +106,14 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 	if o.CacheKiB > 0 {
 		wcache, rcache = o.CacheKiB, o.CacheKiB
 	}
-	if db.write, err = sql.Open("sqlite", dsn(path, false, wcache)); err != nil {
+	if db.write, err = sql.Open("sqlite", dsn(path, false, wcache, o.OneShot)); err != nil {
 		return nil, err
 	}
 	db.write.SetMaxOpenConns(1)
 	db.write.SetMaxIdleConns(1)
 	db.write.SetConnMaxIdleTime(0)
 	db.writeStmts = newStmtCache(db.write)
-	if db.read, err = sql.Open("sqlite", dsn(path, true, rcache)); err != nil {
+	if db.read, err = sql.Open("sqlite", dsn(path, true, rcache, o.OneShot)); err != nil {
 		db.write.Close()
 		return nil, err
 	}
@@ -124,7 +130,7 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 // dsn builds the connection string: WAL, foreign keys, a busy timeout long
 // enough to wait out any other process's write, writes that take the write
 // lock when they begin (so they never fail halfway on a lock upgrade).
-func dsn(path string, readOnly bool, cacheKiB int) string {
+func dsn(path string, readOnly bool, cacheKiB int, mapFile bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -132,6 +138,9 @@ func dsn(path string, readOnly bool, cacheKiB int) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 	q.Add("_pragma", "temp_store(MEMORY)")
+	if mapFile {
+		q.Add("_pragma", "mmap_size(268435456)")
+	}
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {

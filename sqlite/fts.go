@@ -91,14 +91,17 @@ func DropSearchIndexSQL() string {
 }
 
 // ensureSearchIndex builds the index when the file has none.
+// hasSearchIndex reports whether the search index is there, whole, and of
+// this desk's version.
+func hasSearchIndex(ctx context.Context, q querier) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('issue_fts', 'comment_fts', 'issue_fts_ai', 'comment_fts_ai')
+		AND (SELECT value FROM meta WHERE key = 'search_index') = ?`, searchIndexVersion).Scan(&n)
+	return n == 4, err
+}
+
 func (db *DB) ensureSearchIndex(ctx context.Context) error {
-	has := func(q querier) (bool, error) {
-		var n int
-		err := q.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('issue_fts', 'comment_fts', 'issue_fts_ai', 'comment_fts_ai')
-			AND (SELECT value FROM meta WHERE key = 'search_index') = ?`, searchIndexVersion).Scan(&n)
-		return n == 4, err
-	}
-	if ok, err := has(db.write); err != nil || ok {
+	if ok, err := hasSearchIndex(ctx, db.write); err != nil || ok {
 		return err
 	}
 	tx, err := db.beginWrite(ctx)
@@ -106,7 +109,7 @@ func (db *DB) ensureSearchIndex(ctx context.Context) error {
 		return fmt.Errorf("build search index: %w", err)
 	}
 	defer tx.Rollback()
-	if ok, err := has(tx); err != nil || ok {
+	if ok, err := hasSearchIndex(ctx, tx); err != nil || ok {
 		return err
 	}
 	// A half-built index (an older desk dropped part of it) is removed first.

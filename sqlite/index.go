@@ -385,13 +385,13 @@ func (x *issueIndex) held(ctx context.Context, q queryer, projectID int64) []*ro
 // first reads (a project's overview, its first list) answer from memory
 // like all the later ones.
 func (db *DB) WarmUp(ctx context.Context) error {
-	ps, err := db.Projects(ctx)
+	slugs, err := db.ProjectSlugs(ctx)
 	if err != nil {
 		return err
 	}
-	for _, p := range ps {
+	for _, slug := range slugs {
 		err := db.view(ctx, func(tx *sql.Tx) error {
-			pr, err := projectBySlug(ctx, tx, p.Slug)
+			pr, err := projectBySlug(ctx, tx, slug)
 			if err != nil {
 				return err
 			}

@@ -60,6 +60,32 @@ func (db *DB) Projects(ctx context.Context) ([]*desk.Project, error) {
 	return out, nil
 }
 
+// ProjectSlugs lists every project's slug, in the order of Projects. It is
+// what a command needs to pick the project it is about, and it costs one
+// index scan where Projects counts every issue by status.
+func (db *DB) ProjectSlugs(ctx context.Context) ([]string, error) {
+	slugs := []string{}
+	err := db.view(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT slug FROM projects ORDER BY name COLLATE NOCASE, slug`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var s string
+			if err := rows.Scan(&s); err != nil {
+				return err
+			}
+			slugs = append(slugs, s)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list projects: %w", err)
+	}
+	return slugs, nil
+}
+
 // Project returns a project with its overview.
 func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, error) {
 	var d *desk.ProjectDetail

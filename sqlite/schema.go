@@ -288,6 +288,16 @@ CREATE INDEX commands_project ON commands(project_id, id);
 // transaction checks again, so two processes opening an older file at once
 // migrate it once.
 func (db *DB) migrate(ctx context.Context) error {
+	// A desk already up to date, the common case, is recognised on the read
+	// pool: a command that only reads then never opens the write
+	// connection, and every connection parses the whole schema as it opens.
+	// Anything else (a new file, an old schema, an error) is settled on the
+	// write connection.
+	if v, err := schemaVersion(ctx, db.read); err == nil && v == SchemaVersion {
+		if ok, err := hasSearchIndex(ctx, db.read); err == nil && ok {
+			return nil
+		}
+	}
 	v, err := schemaVersion(ctx, db.write)
 	if err != nil {
 		return err

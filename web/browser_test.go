@@ -20,6 +20,7 @@ import (
 
 	"desk"
 	deskhttp "desk/http"
+	"desk/internal/deskbin"
 	"desk/internal/testdesk"
 )
 
@@ -394,9 +395,8 @@ func TestWritesFromAnotherProcessShowLive(t *testing.T) {
 func buildCLI(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "desk")
-	out, err := exec.Command("go", "build", "-o", path, "desk/cmd/desk").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build desk: %v\n%s", err, out)
+	if err := deskbin.Build(path); err != nil {
+		t.Fatal(err)
 	}
 	return path
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 
 	"desk/agent/live"
 	deskhttp "desk/http"
+	"desk/internal/deskbin"
 	"desk/serverfile"
 	"desk/sqlite"
 )
@@ -45,10 +45,7 @@ func deskBin(t testing.TB) string {
 			return
 		}
 		deskPath = filepath.Join(deskDir, "desk")
-		out, err := exec.Command("go", "build", "-o", deskPath, "desk/cmd/desk").CombinedOutput()
-		if err != nil {
-			deskErr = fmt.Errorf("build desk: %v\n%s", err, out)
-		}
+		deskErr = deskbin.Build(deskPath)
 	})
 	if deskErr != nil {
 		t.Fatal(deskErr)

@@ -3,13 +3,13 @@ package load
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"desk/bench/gen"
+	"desk/internal/deskbin"
 )
 
 // TestMixedRunSmoke is a short mixed run against real processes, to catch
@@ -18,9 +18,8 @@ import (
 // machines are shared and slow.
 func TestMixedRunSmoke(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "desk")
-	build := exec.Command("go", "build", "-o", bin, "desk/cmd/desk")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build desk: %v\n%s", err, out)
+	if err := deskbin.Build(bin); err != nil {
+		t.Fatal(err)
 	}
 	shape := gen.PairDesk.Scale(0.25)
 	src, sum, err := gen.Cached(shape, 1)

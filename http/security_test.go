@@ -80,6 +80,50 @@ func TestHeaders(t *testing.T) {
 	}
 }
 
+// The page names its files under a prefix that changes with their
+// contents, and those addresses are cached for good; the page itself, the
+// plain addresses and another version's prefix are always revalidated.
+func TestPageFilesAreVersionedAndKept(t *testing.T) {
+	_, c := newDesk(t)
+	_, h, page := c.do("GET", "/", "")
+	if h.Get("Cache-Control") != "private, no-cache" {
+		t.Errorf("the page is cached: %v", h.Get("Cache-Control"))
+	}
+	named := regexp.MustCompile(`(?:href|src)="(/[^"#]*)"`).FindAllSubmatch(page, -1)
+	if len(named) < 40 {
+		t.Fatalf("the page names %d files", len(named))
+	}
+	prefix := regexp.MustCompile(`^/a/[0-9a-f]{16}/`).FindString(string(named[0][1]))
+	if prefix == "" {
+		t.Fatalf("%s is not under a versioned prefix", named[0][1])
+	}
+	for _, m := range named {
+		p := string(m[1])
+		if !strings.HasPrefix(p, prefix) {
+			t.Errorf("%s is not under %s", p, prefix)
+			continue
+		}
+		status, h, body := c.do("GET", p, "")
+		if status != 200 || len(body) == 0 || h.Get("Cache-Control") != "private, max-age=31536000, immutable" {
+			t.Errorf("%s: %d, %d bytes, Cache-Control %q", p, status, len(body), h.Get("Cache-Control"))
+		}
+		plain := "/" + strings.TrimPrefix(p, prefix)
+		status, h, same := c.do("GET", plain, "")
+		if status != 200 || string(same) != string(body) || h.Get("Cache-Control") != "private, no-cache" {
+			t.Errorf("%s: %d, Cache-Control %q", plain, status, h.Get("Cache-Control"))
+		}
+	}
+	status, h, _ := c.do("GET", "/a/0123456789abcdef/js/app.js", "")
+	if status != 200 || h.Get("Cache-Control") != "private, no-cache" {
+		t.Errorf("another version's prefix: %d, Cache-Control %q", status, h.Get("Cache-Control"))
+	}
+	for _, p := range []string{prefix + "index.html", prefix, prefix + "js/none.js", "/a/"} {
+		if status, _, _ := c.do("GET", p, ""); status != 404 {
+			t.Errorf("%s: %d; want 404", p, status)
+		}
+	}
+}
+
 func TestETagRevalidatesAfterAnotherProcessWrites(t *testing.T) {
 	d, c := newDesk(t)
 	c.want(201, "POST", "/api/projects/mygame/issues", `{"title": "x"}`)

@@ -156,8 +156,10 @@ export class DeskApp {
   // The issue view, the handoff and the agents view, with their styles.
   loadViews() {
     return Promise.all([
-      loadStyle('/css/detail.css'),
-      loadStyle('/css/agents.css'),
+      // Beside the modules, under the page's versioned prefix, where
+      // index.html preloads them.
+      loadStyle(new URL('../css/detail.css', import.meta.url).pathname),
+      loadStyle(new URL('../css/agents.css', import.meta.url).pathname),
       import('./detail/detail-view.js'),
       import('./handoff-view.js'),
       import('./agents/agents-view.js'),

@@ -62,7 +62,9 @@ export class LiveClient {
       return;
     }
     try {
-      const worker = new SharedWorker('/js/live-worker.js', { name: 'desk-live' });
+      // Beside this module: under the page's versioned prefix, so a page of
+      // another version of desk gets a worker of its own.
+      const worker = new SharedWorker(new URL('./live-worker.js', import.meta.url), { name: 'desk-live' });
       this.port = worker.port;
       this.port.onmessage = (msg) => this.receive(msg.data);
       worker.onerror = () => this.down();

@@ -279,7 +279,7 @@ func (tx *Tx) agentRow(session string) (int64, error) {
 // every issue it touched.
 func (db *DB) LoadAgents(ctx context.Context, since time.Time, limit int) ([]agent.Session, error) {
 	var out []agent.Session
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id, snapshot FROM agent_sessions
 			WHERE updated_at >= ? ORDER BY updated_at DESC LIMIT ?`, agentTime(since), limit)
 		if err != nil {
@@ -327,7 +327,7 @@ func (db *DB) LoadAgents(ctx context.Context, since time.Time, limit int) ([]age
 // raw payloads.
 func (db *DB) AgentEvents(ctx context.Context, session string, n int) ([]agent.Event, error) {
 	var out []agent.Event
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, `SELECT id FROM agent_sessions WHERE session = ?`, session).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {

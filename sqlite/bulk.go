@@ -636,7 +636,7 @@ type DumpIssue struct {
 // were written, the game commands and every handoff version.
 func (db *DB) Dump(ctx context.Context, slug string) (*Dump, error) {
 	d := &Dump{Issues: []*DumpIssue{}, Commands: []*desk.Command{}, Handoffs: []*desk.Handoff{}}
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err

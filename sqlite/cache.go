@@ -101,7 +101,7 @@ func (r *row) decoded() desk.Issue {
 
 // fillText sets the body and plan of a page's issues, reading only those
 // the rows do not hold yet.
-func fillText(ctx context.Context, tx *sql.Tx, rows []*row, page []*desk.Issue) error {
+func fillText(ctx context.Context, tx queryer, rows []*row, page []*desk.Issue) error {
 	var missing []int64
 	byID := map[int64]*row{}
 	for _, r := range rows {

@@ -145,7 +145,7 @@ func (db *DB) Commands(ctx context.Context, slug string, limit int) ([]*desk.Com
 	}
 	limit = min(limit, 200)
 	var out []*desk.Command
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err

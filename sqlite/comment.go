@@ -47,7 +47,7 @@ func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (
 	}
 	var out *desk.Comment
 	var is *desk.Issue
-	err = db.view(ctx, func(q *sql.Tx) error {
+	err = db.view(ctx, func(q *readTx) error {
 		r, err := issueByKey(ctx, q, key)
 		if err != nil {
 			return err
@@ -151,7 +151,7 @@ func (db *DB) AddAttachments(ctx context.Context, id string, commentID *int64, f
 		return nil, err
 	}
 	var out []*desk.Attachment
-	err = db.view(ctx, func(q *sql.Tx) error {
+	err = db.view(ctx, func(q *readTx) error {
 		r, err := issueByKey(ctx, q, key)
 		if err != nil {
 			return err
@@ -252,7 +252,7 @@ func (db *DB) attachmentPath(rel string) string {
 // Attachment returns an attachment's description.
 func (db *DB) Attachment(ctx context.Context, attID int64) (*desk.Attachment, error) {
 	var out *desk.Attachment
-	err := db.view(ctx, func(q *sql.Tx) error {
+	err := db.view(ctx, func(q *readTx) error {
 		var issueID int64
 		if err := q.QueryRowContext(ctx, `SELECT issue_id FROM attachments WHERE id = ?`, attID).Scan(&issueID); err == sql.ErrNoRows {
 			return notFound("no attachment %d", attID)

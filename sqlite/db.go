@@ -41,7 +41,8 @@ type DB struct {
 	writeStmts *stmtCache // the write transactions' prepared statements
 
 	readStmtsOnce sync.Once
-	readStmts     *stmtCache // the read pool's own prepared statements (see readStmt)
+	readStmts     *stmtCache // the read pool's prepared statements (see readStmt, readTx)
+	oneShot       bool       // Options.OneShot: reads prepare nothing to keep
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -101,7 +102,7 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 	if o.Readers <= 0 {
 		o.Readers = 4
 	}
-	db := &DB{dir: abs, path: path, Now: time.Now}
+	db := &DB{dir: abs, path: path, Now: time.Now, oneShot: o.OneShot}
 	wcache, rcache := 8192, 4096
 	if o.CacheKiB > 0 {
 		wcache, rcache = o.CacheKiB, o.CacheKiB
@@ -260,13 +261,21 @@ func isBusy(err error) bool {
 }
 
 // view runs fn in a read transaction: every query in it sees one snapshot.
-func (db *DB) view(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) view(ctx context.Context, fn func(tx *readTx) error) error {
 	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
-	defer tx.Rollback()
-	return fn(tx)
+	rt := &readTx{Tx: tx}
+	if !db.oneShot {
+		rt.stmts = db.readCache()
+	}
+	err = fn(rt)
+	tx.Rollback()
+	if rt.stmts != nil {
+		rt.stmts.prepareWanted(ctx)
+	}
+	return err
 }
 
 // isUnique reports whether err is a UNIQUE constraint failure.

@@ -11,7 +11,7 @@ import (
 // Handoff returns a version of the project's handoff (0: the latest).
 func (db *DB) Handoff(ctx context.Context, slug string, version int) (*desk.Handoff, error) {
 	var h *desk.Handoff
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -113,7 +113,7 @@ func (db *DB) saveHandoff(ctx context.Context, slug, author, note string, edit f
 // HandoffHistory lists a project's handoff versions, newest first.
 func (db *DB) HandoffHistory(ctx context.Context, slug string) ([]desk.HandoffVersion, error) {
 	out := []desk.HandoffVersion{}
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -140,7 +140,7 @@ func (db *DB) HandoffHistory(ctx context.Context, slug string) ([]desk.HandoffVe
 // (0: the latest; from 0: the one before to).
 func (db *DB) HandoffDiff(ctx context.Context, slug string, from, to int) (*desk.HandoffDiff, error) {
 	var out *desk.HandoffDiff
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -390,7 +389,7 @@ func (db *DB) WarmUp(ctx context.Context) error {
 		return err
 	}
 	for _, slug := range slugs {
-		err := db.view(ctx, func(tx *sql.Tx) error {
+		err := db.view(ctx, func(tx *readTx) error {
 			pr, err := projectBySlug(ctx, tx, slug)
 			if err != nil {
 				return err

@@ -400,7 +400,7 @@ func (db *DB) issueRow(ctx context.Context, key string) (*desk.Issue, error) {
 // Issue returns an issue with everything that hangs off it.
 func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 	var d *desk.IssueDetail
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		r, from, err := resolve(ctx, tx, id)
 		if err != nil {
 			return err

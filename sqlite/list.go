@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"slices"
 	"strings"
 
@@ -17,7 +16,7 @@ func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*des
 		return nil, err
 	}
 	var out *desk.IssueList
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -45,7 +44,7 @@ const (
 	nFacets
 )
 
-func (db *DB) list(ctx context.Context, tx *sql.Tx, p *projectRow, heads []*row, f *desk.IssueFilter) (*desk.IssueList, error) {
+func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row, f *desk.IssueFilter) (*desk.IssueList, error) {
 	l := &desk.IssueList{Project: p.Slug, Limit: f.Limit, Offset: f.Offset, Summary: f.Summary, Issues: []*desk.Issue{}}
 	terms := desk.ParseSearch(f.Q)
 	m := newFacetFilter(f)

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"strings"
 
@@ -43,7 +42,7 @@ func (db *DB) OwnerEvents(ctx context.Context, slug string, after int64, limit i
 		limit = 10
 	}
 	out := &desk.OwnerEvents{Events: []*desk.OwnerEvent{}}
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -154,7 +153,7 @@ func (r *ownerRow) event(slug string, merged bool, commentText, detailRaw string
 // (a session-start hook runs it before every session).
 func (db *DB) Brief(ctx context.Context, slug string) (*desk.Brief, error) {
 	var b *desk.Brief
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,7 +12,7 @@ import (
 // Projects lists every project by name with its status counts.
 func (db *DB) Projects(ctx context.Context) ([]*desk.Project, error) {
 	var out []*desk.Project
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		rows, err := tx.QueryContext(ctx, projectSelect+`ORDER BY name COLLATE NOCASE, slug`)
 		if err != nil {
 			return err
@@ -65,7 +64,7 @@ func (db *DB) Projects(ctx context.Context) ([]*desk.Project, error) {
 // index scan where Projects counts every issue by status.
 func (db *DB) ProjectSlugs(ctx context.Context) ([]string, error) {
 	slugs := []string{}
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT slug FROM projects ORDER BY name COLLATE NOCASE, slug`)
 		if err != nil {
 			return err
@@ -89,7 +88,7 @@ func (db *DB) ProjectSlugs(ctx context.Context) ([]string, error) {
 // Project returns a project with its overview.
 func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, error) {
 	var d *desk.ProjectDetail
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -176,7 +175,7 @@ func byFrequency(m map[string]*valueCount) []string {
 }
 
 // overviewSQL is overview for a process that has not loaded the project.
-func overviewSQL(ctx context.Context, tx *sql.Tx, d *desk.ProjectDetail, projectID int64) (string, error) {
+func overviewSQL(ctx context.Context, tx queryer, d *desk.ProjectDetail, projectID int64) (string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT status, count(*) FROM issues WHERE project_id = ? AND merged_into IS NULL GROUP BY status`, projectID)
 	if err != nil {
 		return "", err
@@ -202,7 +201,7 @@ func overviewSQL(ctx context.Context, tx *sql.Tx, d *desk.ProjectDetail, project
 	return last, err
 }
 
-func rankedValues(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]string, error) {
+func rankedValues(ctx context.Context, tx queryer, query string, args ...any) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

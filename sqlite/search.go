@@ -60,7 +60,7 @@ const (
 // search finds the issues among heads that the terms match: whole words
 // first, then prefixes (both ranked), then plain substrings (unranked). A
 // stage that leaves no issue passing keep falls through to the next one.
-func (db *DB) search(ctx context.Context, tx *sql.Tx, heads []*row, terms []desk.SearchTerm, keep func(*row) bool) (*searchResult, error) {
+func (db *DB) search(ctx context.Context, tx queryer, heads []*row, terms []desk.SearchTerm, keep func(*row) bool) (*searchResult, error) {
 	inProject := make(map[int64]*row, len(heads))
 	for _, r := range heads {
 		inProject[r.rowid] = r
@@ -85,7 +85,7 @@ func (db *DB) search(ctx context.Context, tx *sql.Tx, heads []*row, terms []desk
 	return substringSearch(ctx, tx, heads, terms)
 }
 
-func rankedSearch(ctx context.Context, tx *sql.Tx, terms []desk.SearchTerm, prefix bool, inProject map[int64]*row) (*searchResult, error) {
+func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, prefix bool, inProject map[int64]*row) (*searchResult, error) {
 	sr := &searchResult{mode: searchRanked, score: map[int64]float64{}, terms: terms, prefix: prefix,
 		fields: map[int64]int{}, comment: map[int64]int64{}}
 	var all map[int64]bool
@@ -241,7 +241,7 @@ func adjacentWords(terms []desk.SearchTerm) string {
 // substringSearch matches every term as a plain, case-insensitive substring
 // of any field or comment, which finds part of a code name (Store in
 // WorldStore). It scans the project, so it runs only when nothing ranks.
-func substringSearch(ctx context.Context, tx *sql.Tx, heads []*row, terms []desk.SearchTerm) (*searchResult, error) {
+func substringSearch(ctx context.Context, tx queryer, heads []*row, terms []desk.SearchTerm) (*searchResult, error) {
 	sr := &searchResult{mode: searchSubstring, ids: map[int64]bool{}, terms: terms}
 	if len(heads) == 0 {
 		return sr, nil
@@ -276,7 +276,7 @@ func substringSearch(ctx context.Context, tx *sql.Tx, heads []*row, terms []desk
 }
 
 // textByID runs a query of (id, text) rows for the ids given.
-func textByID(ctx context.Context, tx *sql.Tx, query string, ids []int64) (map[int64]string, error) {
+func textByID(ctx context.Context, tx queryer, query string, ids []int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	if len(ids) == 0 {
 		return out, nil
@@ -299,7 +299,7 @@ func escapeLike(s string) string {
 // word matched best (title, details, body, comments) with the words around
 // the match. The ranking already told the field; the words are cut from
 // the text here, which costs no more index passes.
-func (db *DB) excerpts(ctx context.Context, tx *sql.Tx, sr *searchResult, page map[int64]*desk.Issue, rows map[int64]*row) error {
+func (db *DB) excerpts(ctx context.Context, tx queryer, sr *searchResult, page map[int64]*desk.Issue, rows map[int64]*row) error {
 	// An excerpt depends on the words searched, the field and (for
 	// comments) the comment: a row that has not changed keeps the last one.
 	var words strings.Builder

@@ -126,8 +126,7 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 // runs after every commit anyone makes. A statement of the pool is safe
 // for concurrent use: each use takes a connection of its own.
 func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	db.readStmtsOnce.Do(func() { db.readStmts = newStmtCache(db.read) })
-	c := db.readStmts
+	c := db.readCache()
 	c.mu.Lock()
 	st := c.stmts[query]
 	c.mu.Unlock()
@@ -146,4 +145,58 @@ func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	c.stmts[query] = st
 	return st, nil
+}
+
+// readCache returns the read pool's statement cache, made on first use.
+func (db *DB) readCache() *stmtCache {
+	db.readStmtsOnce.Do(func() { db.readStmts = newStmtCache(db.read) })
+	return db.readStmts
+}
+
+// readTx is a read transaction whose queries run the read pool's prepared
+// statements: a detail or a list runs a dozen queries, and compiling them
+// again on every read was a fifth of a tool call's work.
+//
+// A prepared statement serves one query at a time on its connection, and a
+// transaction may run a query while the rows of another of the same text
+// are still open (rows are read in loops). So each text runs prepared once
+// per transaction and as it is after that; the second use of a text in one
+// read is rare, and costs what every use did before.
+type readTx struct {
+	*sql.Tx
+	stmts *stmtCache // nil: every query runs as it is (a one-shot process)
+	used  map[string]bool
+}
+
+// prepared returns the transaction's use of query's prepared statement, or
+// nil when the query should run as it is.
+func (tx *readTx) prepared(ctx context.Context, query string) *sql.Stmt {
+	if tx.stmts == nil || tx.used[query] {
+		return nil
+	}
+	st := tx.stmts.lookup(query)
+	if st == nil {
+		return nil
+	}
+	if tx.used == nil {
+		tx.used = make(map[string]bool, 8)
+	}
+	tx.used[query] = true
+	return tx.Tx.StmtContext(ctx, st)
+}
+
+// QueryContext runs a query of the transaction.
+func (tx *readTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	if st := tx.prepared(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return tx.Tx.QueryContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a query of the transaction that returns one row.
+func (tx *readTx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := tx.prepared(ctx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.Tx.QueryRowContext(ctx, query, args...)
 }

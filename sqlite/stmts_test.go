@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 	"testing"
 
 	"desk"
@@ -148,7 +150,76 @@ func TestFeedReadsShareOnePreparedStatement(t *testing.T) {
 	if comments != 40 {
 		t.Fatalf("the feed shows %d of 40 comments", comments)
 	}
-	if n := len(db.readStmts.stmts); n != 1 {
-		t.Fatalf("%d statements prepared for one query text", n)
+	n := 0
+	for q := range db.readStmts.stmts {
+		if strings.Contains(q, "FROM changes WHERE seq > ?") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("%d statements prepared for the feed's query", n)
+	}
+}
+
+// A read prepares the statements it runs for the reads after it, and a
+// read that runs a query again while that query's rows are still open gets
+// both answers whole.
+func TestReadsReusePreparedStatementsAndNestTheirRows(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"one", "two", "three"} {
+		if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const q = `SELECT number FROM issues ORDER BY number`
+	numbers := func(tx *readTx) ([]int, error) {
+		var out []int
+		err := eachRow(ctx, tx, q, nil, func(rs *sql.Rows) error {
+			var n int
+			err := rs.Scan(&n)
+			out = append(out, n)
+			return err
+		})
+		return out, err
+	}
+	if err := db.view(ctx, func(tx *readTx) error { _, err := numbers(tx); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if db.readStmts.stmts[q] == nil {
+		t.Fatal("the query is not prepared after a read ran it")
+	}
+	var got []string
+	err = db.view(ctx, func(tx *readTx) error {
+		outer, err := tx.QueryContext(ctx, q)
+		if err != nil {
+			return err
+		}
+		defer outer.Close()
+		for outer.Next() {
+			var n int
+			if err := outer.Scan(&n); err != nil {
+				return err
+			}
+			inner, err := numbers(tx)
+			if err != nil {
+				return err
+			}
+			got = append(got, fmt.Sprint(n, inner))
+		}
+		return outer.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "1 [1 2 3]|2 [1 2 3]|3 [1 2 3]"; strings.Join(got, "|") != want {
+		t.Fatalf("nested reads gave %q; want %q", strings.Join(got, "|"), want)
 	}
 }

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -18,7 +17,7 @@ func (db *DB) SuggestGroups(ctx context.Context, slug string, limit int) ([]desk
 		limit = 20
 	}
 	var rows []*row
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err

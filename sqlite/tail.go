@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"desk"
 )
@@ -24,7 +23,7 @@ type IssueTail struct {
 func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int) (*IssueTail, error) {
 	nComments, nActivity = max(nComments, 0), max(nActivity, 0)
 	var out *IssueTail
-	err := db.view(ctx, func(tx *sql.Tx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		r, from, err := resolve(ctx, tx, id)
 		if err != nil {
 			return err

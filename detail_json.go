@@ -15,12 +15,11 @@ import (
 func (d *IssueDetail) AppendJSON(b []byte) []byte {
 	b = d.Issue.AppendJSON(b, false)
 	b = b[:len(b)-1] // the issue's closing brace: the detail's fields follow
-	b = append(b, `,"comments":`...)
-	b = appendList(b, d.Comments, (*Comment).AppendJSON)
-	b = append(b, `,"attachments":`...)
-	b = appendList(b, d.Attachments, (*Attachment).appendJSON)
-	b = append(b, `,"activity":`...)
-	b = appendList(b, d.Activity, (*Activity).appendJSON)
+	if d.Lists != nil {
+		b = append(b, d.Lists...)
+	} else {
+		b = AppendDetailLists(b, d.Comments, d.Attachments, d.Activity)
+	}
 	b = append(b, `,"children":`...)
 	if d.Children == nil {
 		b = append(b, "null"...)
@@ -79,7 +78,71 @@ func (d *IssueDetail) AppendJSON(b []byte) []byte {
 
 // MarshalJSON writes the detail with AppendJSON.
 func (d *IssueDetail) MarshalJSON() ([]byte, error) {
-	return d.AppendJSON(make([]byte, 0, 4096)), nil
+	return d.AppendJSON(make([]byte, 0, 4096+len(d.Lists))), nil
+}
+
+// DetailLists is a detail's comments, attachments and activity written as
+// JSON, each list on its own so that the next version of a busy issue,
+// which only adds to them, extends them instead of writing them again.
+type DetailLists struct {
+	comments, attachments, activity []byte
+	// All is the three fields, each after its comma, as IssueDetail.Lists
+	// holds them.
+	All []byte
+}
+
+// NewDetailLists writes the lists.
+func NewDetailLists(comments []*Comment, attachments []*Attachment, activity []*Activity) *DetailLists {
+	return (*DetailLists)(nil).Extend(comments, attachments, activity, len(comments), len(attachments), len(activity))
+}
+
+// Extend returns the lists of a later version whose lists are these lists
+// with the last newComments, newAttachments and newActivity entries added.
+// On nil lists it writes every entry.
+func (l *DetailLists) Extend(comments []*Comment, attachments []*Attachment, activity []*Activity, newComments, newAttachments, newActivity int) *DetailLists {
+	var prev DetailLists
+	if l != nil {
+		prev = *l
+	}
+	n := &DetailLists{
+		comments:    extendList(prev.comments, comments, newComments, (*Comment).AppendJSON),
+		attachments: extendList(prev.attachments, attachments, newAttachments, (*Attachment).appendJSON),
+		activity:    extendList(prev.activity, activity, newActivity, (*Activity).appendJSON),
+	}
+	b := make([]byte, 0, len(n.comments)+len(n.attachments)+len(n.activity)+48)
+	b = append(append(b, `,"comments":`...), n.comments...)
+	b = append(append(b, `,"attachments":`...), n.attachments...)
+	b = append(append(b, `,"activity":`...), n.activity...)
+	n.All = b
+	return n
+}
+
+// extendList returns list as JSON, from prev (list but its last added
+// entries) when that saves writing the older ones.
+func extendList[T any](prev []byte, list []*T, added int, each func(*T, []byte) []byte) []byte {
+	switch {
+	case list == nil || added >= len(list) || len(prev) < 2 || prev[0] != '[':
+		return appendList(nil, list, each)
+	case added == 0:
+		return prev // never changed: shared between versions
+	}
+	b := make([]byte, len(prev)-1, len(prev)+added*512)
+	copy(b, prev) // all but the closing bracket
+	for _, v := range list[len(list)-added:] {
+		b = each(v, append(b, ','))
+	}
+	return append(b, ']')
+}
+
+// AppendDetailLists appends the comments, attachments and activity fields
+// of a detail, each after its comma, as IssueDetail.Lists holds them.
+func AppendDetailLists(b []byte, comments []*Comment, attachments []*Attachment, activity []*Activity) []byte {
+	b = append(b, `,"comments":`...)
+	b = appendList(b, comments, (*Comment).AppendJSON)
+	b = append(b, `,"attachments":`...)
+	b = appendList(b, attachments, (*Attachment).appendJSON)
+	b = append(b, `,"activity":`...)
+	return appendList(b, activity, (*Activity).appendJSON)
 }
 
 func appendList[T any](b []byte, list []*T, each func(*T, []byte) []byte) []byte {

@@ -68,6 +68,12 @@ type IssueDetail struct {
 	ParentInfo     *ParentInfo    `json:"parent_info"`
 	Commands       []*Command     `json:"commands"`
 	RedirectedFrom string         `json:"redirected_from,omitempty"`
+
+	// Lists, when set, is the comments, attachments and activity fields
+	// already written as AppendDetailLists writes them: the store keeps
+	// them with each version of an issue, and a busy issue's hundreds of
+	// entries are then copied rather than written again on every read.
+	Lists []byte `json:"-"`
 }
 
 // ChildInfo is a child issue as its parent lists it.

@@ -3,6 +3,7 @@ package desk_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -205,6 +206,47 @@ func TestDetailJSONMatchesEncodingJSON(t *testing.T) {
 		want := reflectJSON(t, (*plainDetail)(d))
 		if !bytes.Equal(got, want) {
 			t.Fatalf("detail %d differs:\n got %s\nwant %s", i, got, want)
+		}
+	}
+}
+
+// Lists extended version by version are the lists written whole.
+func TestDetailListsExtendAsTheyWouldBeWritten(t *testing.T) {
+	comment := func(id int64) *desk.Comment {
+		return &desk.Comment{ID: id, Author: "owner", Text: fmt.Sprintf("note %d \"quoted\"", id), CreatedAt: "2026-11-30T10:00:00.000Z", Attachments: []*desk.Attachment{}}
+	}
+	file := func(id int64) *desk.Attachment {
+		return &desk.Attachment{ID: id, Filename: "s.png", Mime: "image/png", URL: "/api/attachments/1", IsImage: true}
+	}
+	act := func(id int64) *desk.Activity {
+		return &desk.Activity{ID: id, Actor: "agent", Action: "status", Detail: json.RawMessage(`{"to":"open"}`)}
+	}
+	var cs []*desk.Comment
+	var fs []*desk.Attachment
+	var as []*desk.Activity
+	var l *desk.DetailLists
+	// Each step adds this many comments, files and entries; a nil list
+	// stays nil until something is added.
+	for i, step := range [][3]int{{0, 0, 0}, {1, 0, 2}, {0, 0, 0}, {3, 1, 0}, {0, 2, 1}, {1, 1, 1}} {
+		for range step[0] {
+			cs = append(cs, comment(int64(len(cs)+1)))
+		}
+		for range step[1] {
+			fs = append(fs, file(int64(len(fs)+1)))
+		}
+		for range step[2] {
+			as = append(as, act(int64(len(as)+1)))
+		}
+		if i == 2 {
+			// A version read whole, with lists empty rather than nil.
+			cs, fs = []*desk.Comment{comment(1)}, []*desk.Attachment{}
+			l = desk.NewDetailLists(cs, fs, as)
+		} else {
+			l = l.Extend(cs, fs, as, step[0], step[1], step[2])
+		}
+		want := desk.AppendDetailLists(nil, cs, fs, as)
+		if !bytes.Equal(l.All, want) {
+			t.Fatalf("step %d:\n got %s\nwant %s", i, l.All, want)
 		}
 	}
 }

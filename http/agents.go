@@ -158,7 +158,7 @@ func (d detailWithAgents) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := d.IssueDetail.AppendJSON(make([]byte, 0, 4096+len(agents)))
+	b := d.IssueDetail.AppendJSON(make([]byte, 0, 4096+len(d.Lists)+len(agents)))
 	b = append(b[:len(b)-1], `,"agents":`...)
 	b = append(b, agents...)
 	return append(b, '}'), nil

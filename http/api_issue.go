@@ -251,7 +251,7 @@ type commentCreated struct {
 
 // MarshalJSON writes {"comment": ..., "issue": ...}.
 func (c commentCreated) MarshalJSON() ([]byte, error) {
-	b := append(make([]byte, 0, 8192), `{"comment":`...)
+	b := append(make([]byte, 0, 8192+len(c.issue.Lists)), `{"comment":`...)
 	b = c.comment.AppendJSON(b)
 	b = append(b, `,"issue":`...)
 	b = c.issue.AppendJSON(b)

@@ -61,6 +61,20 @@ type detailParts struct {
 
 	// The highest ids read, from which a later version is extended.
 	maxComment, maxAttachment, maxActivity int64
+
+	json atomic.Pointer[desk.DetailLists] // see lists
+}
+
+// lists returns the parts' comments, attachments and activity as a
+// detail's JSON writes them (desk.IssueDetail.Lists), written on first use.
+// Two readers may both write them; they write the same bytes.
+func (d *detailParts) lists() []byte {
+	if l := d.json.Load(); l != nil {
+		return l.All
+	}
+	l := desk.NewDetailLists(d.comments, d.attachments, d.activity)
+	d.json.Store(l)
+	return l.All
 }
 
 func (d *detailParts) setMax() {

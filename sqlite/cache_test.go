@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
@@ -90,6 +91,7 @@ func TestBusyIssueDetailExtendsOrReadsAgain(t *testing.T) {
 	defer other.Close()
 	db.Issues(ctx, "mygame", desk.IssueFilter{})
 	first, _, _ := other.AddComment(ctx, is.ID, desk.CommentInput{Text: "one"})
+	kept := 0
 	read := func() *desk.IssueDetail {
 		t.Helper()
 		d, err := db.Issue(ctx, is.ID)
@@ -98,6 +100,15 @@ func TestBusyIssueDetailExtendsOrReadsAgain(t *testing.T) {
 		}
 		if len(d.Comments) != d.CommentCount || len(d.Attachments) != d.AttachmentCount {
 			t.Fatalf("detail has %d comments, %d files; counters say %d, %d", len(d.Comments), len(d.Attachments), d.CommentCount, d.AttachmentCount)
+		}
+		// The JSON kept with the parts says what the parts say.
+		if d.Lists != nil {
+			kept++
+			plain := *d
+			plain.Lists = nil
+			if got, want := d.AppendJSON(nil), plain.AppendJSON(nil); !bytes.Equal(got, want) {
+				t.Fatalf("the kept JSON differs from the detail's:\n%s\n%s", got, want)
+			}
 		}
 		return d
 	}
@@ -120,6 +131,9 @@ func TestBusyIssueDetailExtendsOrReadsAgain(t *testing.T) {
 	d := read()
 	other.DeleteAttachment(ctx, d.Attachments[0].ID, "owner")
 	read()
+	if kept == 0 {
+		t.Fatal("no read used the detail's kept JSON")
+	}
 }
 
 // TestListJSONFollowsChanges checks that the JSON a list keeps for its rows

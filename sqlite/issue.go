@@ -426,6 +426,10 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row, head, parent *row) 
 	}
 	d := &desk.IssueDetail{Issue: r.Issue}
 	d.Comments, d.Attachments, d.Activity = parts.comments, parts.attachments, parts.activity
+	if head != nil {
+		// Parts kept on the index are read again: their JSON is worth keeping.
+		d.Lists = parts.lists()
+	}
 	d.Children, d.MergedSources, d.ParentInfo = parts.children, parts.mergedSources, parts.parentInfo
 	if d.Commands, err = db.issueCommands(ctx, q, r); err != nil {
 		return nil, err
@@ -507,6 +511,10 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 		comments:    slices.Concat(prev.comments, cs),
 		attachments: slices.Concat(prev.attachments, files),
 		activity:    slices.Concat(prev.activity, acts),
+	}
+	if l := prev.json.Load(); l != nil {
+		// The earlier version's JSON, with the new entries written after it.
+		d.json.Store(l.Extend(d.comments, d.attachments, d.activity, len(cs), len(files), len(acts)))
 	}
 	d.setMax()
 	d.children, d.mergedSources, d.parentInfo, err = readRelations(ctx, q, r)

@@ -237,7 +237,15 @@ type SearchInfo struct {
 // MarshalJSON writes the list, leaving out bodies and plans when Summary
 // is set.
 func (l *IssueList) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 256+len(l.Issues)*700)
+	size := 1024 // the head and the counts
+	for i := range l.Issues {
+		if i < len(l.Encoded) && l.Encoded[i] != nil {
+			size += len(l.Encoded[i]) + 1
+		} else {
+			size += 1024
+		}
+	}
+	b := make([]byte, 0, size)
 	b = append(b, `{"project":`...)
 	b = appendString(b, l.Project)
 	b = appendIntField(b, "total", l.Total)

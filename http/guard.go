@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+	"sync"
 
 	"desk"
 )
@@ -54,7 +55,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-var loopbackHost = regexp.MustCompile(`^(?i:127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$`)
+// Compiled on first use: every desk process links this package, and most
+// of them (hooks, the CLI) never serve a request.
+var loopbackHost = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?i:127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$`)
+})
 
 // guard applies the rules every request must pass: a loopback client and a
 // loopback Host name (unless the server runs with --lan), which also stops
@@ -66,7 +71,7 @@ func (s *Server) guard(r *http.Request) error {
 		if !isLoopback(r.RemoteAddr) {
 			return forbid("desk only accepts clients on this machine (start it with --lan to allow the local network)")
 		}
-		if r.Host != "" && !loopbackHost.MatchString(r.Host) {
+		if r.Host != "" && !loopbackHost().MatchString(r.Host) {
 			return forbid("foreign Host header refused: reach desk as 127.0.0.1 or localhost")
 		}
 	}

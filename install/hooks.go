@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // The three hook commands desk provides. Context hooks print what the agent
@@ -18,9 +19,11 @@ const (
 
 // deskHookPattern recognises a hook command desk wrote, whatever path the
 // desk binary had then: "<desk> hook <name> --client <client>".
-var deskHookPattern = regexp.MustCompile(`(^|[\s/\\"'])hook (session-start|user-prompt-submit|event) --client [a-z0-9-]+`)
+var deskHookPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s/\\"'])hook (session-start|user-prompt-submit|event) --client [a-z0-9-]+`)
+})
 
-func isDeskHookCommand(cmd string) bool { return deskHookPattern.MatchString(cmd) }
+func isDeskHookCommand(cmd string) bool { return deskHookPattern().MatchString(cmd) }
 
 // hookCommand is the shell command line a hook runs. The data folder is
 // named only when it is not the default, since hooks inherit the user's

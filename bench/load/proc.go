@@ -25,7 +25,7 @@ type Server struct {
 	logs []string // the last lines it wrote, for a failure's message
 }
 
-var servingAt = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
+var servingAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`) })
 
 // StartServer runs `bin --data data serve --port 0`, with env added to its
 // environment, and waits until it answers /api/health.
@@ -78,7 +78,7 @@ func (s *Server) drain(r io.Reader, urls chan<- string) {
 	for sc.Scan() {
 		line := sc.Text()
 		if urls != nil {
-			if u := servingAt.FindString(line); u != "" {
+			if u := servingAt().FindString(line); u != "" {
 				urls <- u
 				urls = nil
 			}

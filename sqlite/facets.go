@@ -14,10 +14,38 @@ import (
 // fifth of a list's time on a large project.
 type facetTally struct {
 	status, kind, priority, size []int
-	area, milestone              spellings
-	seed                         map[int64]int
+	area, milestone              idCounts[string]
+	seed                         idCounts[int64]
 	merged                       int
 	odd                          desk.Counts // values outside the enums (a hand-edited file), counted as they are
+	// Rows outside any index have no facet ids: their values count here.
+	oddArea, oddMilestone spellings
+	oddSeed               map[int64]int
+}
+
+// idCounts counts values by the id a project's index gave them, keeping
+// the order ids were first seen in and the value each stands for.
+type idCounts[T any] struct {
+	n      []int
+	order  []int32
+	values []T // by position in order
+}
+
+// add counts id once more. The first time, it reports true, and the
+// caller adds the value with first: reading the value touches a part of
+// the row that counting does not otherwise need.
+func (c *idCounts[T]) add(id int32) (first bool) {
+	if int(id) >= len(c.n) {
+		c.n = append(c.n, make([]int, int(id)+1-len(c.n)+len(c.n)/2)...)
+	}
+	c.n[id]++
+	return c.n[id] == 1
+}
+
+// first records v as the value of the id first seen last.
+func (c *idCounts[T]) first(id int32, v T) {
+	c.order = append(c.order, id)
+	c.values = append(c.values, v)
 }
 
 // sizeOrder are the sizes as the size facet names them ("" is "none").
@@ -27,8 +55,23 @@ func newFacetTally() *facetTally {
 	return &facetTally{
 		status: make([]int, len(desk.Statuses)), kind: make([]int, len(desk.Kinds)),
 		priority: make([]int, len(desk.Priorities)), size: make([]int, len(sizeOrder)),
-		area: spellings{n: map[string]int{}}, milestone: spellings{n: map[string]int{}},
-		seed: map[int64]int{}, odd: newCounts(),
+		oddArea: spellings{n: map[string]int{}}, oddMilestone: spellings{n: map[string]int{}},
+		oddSeed: map[int64]int{}, odd: newCounts(),
+	}
+}
+
+// countRow adds r to each facet whose count it belongs to: a row counts in
+// facet i when it passes every filter but i's own (ok has a bit per filter
+// passed); the merged count also ignores the status filter.
+func (t *facetTally) countRow(r *row, ok int) {
+	for i := 0; i < nFacets; i++ {
+		need := allFacets &^ (1 << i)
+		if i == fMerged {
+			need &^= 1 << fStatus
+		}
+		if ok&need == need {
+			t.count(i, r)
+		}
 	}
 }
 
@@ -49,18 +92,30 @@ func (t *facetTally) count(i int, r *row) {
 	case fPriority:
 		enum(t.priority, r.pr, r.Priority, t.odd.Priority)
 	case fArea:
-		if r.Area != "" {
-			t.area.add(r.Area)
+		if r.areaID != 0 {
+			if t.area.add(r.areaID) {
+				t.area.first(r.areaID, r.Area)
+			}
+		} else if !r.named && r.Area != "" {
+			t.oddArea.add(r.Area)
 		}
 	case fSeed:
-		if r.seed != nil {
-			t.seed[*r.seed]++
+		if r.seedID != 0 {
+			if t.seed.add(r.seedID) {
+				t.seed.first(r.seedID, *r.seed)
+			}
+		} else if !r.named && r.seed != nil {
+			t.oddSeed[*r.seed]++
 		}
 	case fSize:
 		enum(t.size, r.sz, r.Size, t.odd.Size)
 	case fMilestone:
-		if r.Milestone != "" {
-			t.milestone.add(r.Milestone)
+		if r.milestoneID != 0 {
+			if t.milestone.add(r.milestoneID) {
+				t.milestone.first(r.milestoneID, r.Milestone)
+			}
+		} else if !r.named && r.Milestone != "" {
+			t.oddMilestone.add(r.Milestone)
 		}
 	case fMerged:
 		if r.mergedID != 0 {
@@ -96,9 +151,25 @@ func (t *facetTally) into(c *desk.Counts) {
 	for v, n := range t.odd.Size {
 		c.Size[sizeKey(v)] += n
 	}
-	t.area.fold(c.Area)
-	t.milestone.fold(c.Milestone)
-	for s, n := range t.seed {
+	for _, w := range []struct {
+		ids *idCounts[string]
+		odd *spellings
+		dst map[string]int
+	}{{&t.area, &t.oddArea, c.Area}, {&t.milestone, &t.oddMilestone, c.Milestone}} {
+		// In the order first seen, as when every value counted by text.
+		for i, id := range w.ids.order {
+			v := w.ids.values[i]
+			if _, ok := w.odd.n[v]; !ok {
+				w.odd.order = append(w.odd.order, v)
+			}
+			w.odd.n[v] += w.ids.n[id]
+		}
+		w.odd.fold(w.dst)
+	}
+	for i, id := range t.seed.order {
+		t.oddSeed[t.seed.values[i]] += t.seed.n[id]
+	}
+	for s, n := range t.oddSeed {
 		c.Seed[strconv.FormatInt(s, 10)] += n
 	}
 	c.Merged += t.merged

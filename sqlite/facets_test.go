@@ -22,6 +22,9 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 	miles := []string{"", "beta 1", "Beta 1", "demo"}
 	sizes := []string{"", "S", "M", "L", "XL"}
 	for run := 0; run < 20; run++ {
+		// Odd runs count rows of an index, which carry ids for their
+		// free-text values and seeds; even runs count rows without.
+		p := &projIndex{slug: "mygame", prefix: "MG", words: map[string]int32{}, seeds: map[int64]int32{}}
 		rows := make([]*row, 300)
 		for i := range rows {
 			is := desk.Issue{Status: pick(statuses), Kind: pick(kinds), Priority: pick(desk.Priorities),
@@ -34,6 +37,9 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 			}
 			if r.IntN(10) == 0 {
 				rows[i].mergedID = 1
+			}
+			if run%2 == 1 {
+				p.name(rows[i])
 			}
 		}
 		want, got := newCounts(), newCounts()

@@ -35,6 +35,12 @@ type projIndex struct {
 	heads        map[int64]*row
 	numbers      map[int64]int // row id → number, for parent and merge keys
 	list         []*row        // heads as a slice; nil when it must be rebuilt
+
+	// The ids of the rows' facet values (see row.areaID): every exact
+	// spelling of an area or milestone, and every seed, seen in the
+	// project. Ids are never reused; a value no row has any more keeps its.
+	words map[string]int32
+	seeds map[int64]int32
 }
 
 // maxFeedCatchUp bounds how many feed rows the index applies one by one;
@@ -219,6 +225,15 @@ func (p *projIndex) put(r *row, owned map[*projIndex]bool) {
 // parent's and its merge target's, which are in the same project.
 func (p *projIndex) name(r *row) {
 	r.Project, r.prefix = p.slug, p.prefix
+	r.areaID, r.milestoneID, r.named = p.word(r.Area), p.word(r.Milestone), true
+	if r.seed != nil {
+		id, ok := p.seeds[*r.seed]
+		if !ok {
+			id = int32(len(p.seeds) + 1)
+			p.seeds[*r.seed] = id
+		}
+		r.seedID = id
+	}
 	r.ID = desk.IssueKey(p.prefix, r.Number)
 	if r.parentID != 0 {
 		k := desk.IssueKey(p.prefix, p.numbers[r.parentID])
@@ -230,6 +245,19 @@ func (p *projIndex) name(r *row) {
 	}
 }
 
+// word returns the id of a free-text facet value, 0 for none.
+func (p *projIndex) word(v string) int32 {
+	if v == "" {
+		return 0
+	}
+	id, ok := p.words[v]
+	if !ok {
+		id = int32(len(p.words) + 1)
+		p.words[v] = id
+	}
+	return id
+}
+
 func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*projIndex, error) {
 	proj, err := projectByID(ctx, q, projectID)
 	if err != nil {
@@ -239,7 +267,8 @@ func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*pro
 	if err != nil {
 		return nil, err
 	}
-	p := &projIndex{slug: proj.Slug, prefix: proj.Prefix, heads: heads, numbers: make(map[int64]int, len(heads))}
+	p := &projIndex{slug: proj.Slug, prefix: proj.Prefix, heads: heads, numbers: make(map[int64]int, len(heads)),
+		words: map[string]int32{}, seeds: map[int64]int32{}}
 	for id, r := range heads {
 		p.numbers[id] = r.Number
 	}

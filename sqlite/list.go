@@ -68,18 +68,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 		if ok == allFacets {
 			hits = append(hits, r)
 		}
-		for i := 0; i < nFacets; i++ {
-			// A row counts in facet i when it passes every filter but i's
-			// own (the merged count also ignores the status filter).
-			need := allFacets &^ (1 << i)
-			if i == fMerged {
-				need &^= 1 << fStatus
-			}
-			if ok&need != need {
-				continue
-			}
-			tally.count(i, r)
-		}
+		tally.countRow(r, ok)
 	}
 	tally.into(&counts)
 	l.Counts = counts
@@ -192,22 +181,33 @@ func newFacetFilter(f *desk.IssueFilter) *facetFilter {
 // passes returns a bit per facet filter the row passes.
 func (m *facetFilter) passes(r *row) int {
 	f := m.f
-	ok := 0
-	set := func(i int, pass bool) {
-		if pass {
-			ok |= 1 << i
-		}
+	ok := bit(fStatus, inMask(m.status, r.st)) | bit(fKind, inMask(m.kind, r.kd)) |
+		bit(fPriority, inMask(m.priority, r.pr)) | bit(fSize, inMask(m.size, r.sz)) |
+		bit(fMerged, (r.mergedID != 0) == f.Merged)
+	if len(f.Area) == 0 || oneOfFold(r.Area, f.Area) {
+		ok |= 1 << fArea
 	}
-	in := func(mask uint16, code int8) bool { return mask == 0xffff || code >= 0 && mask&(1<<code) != 0 }
-	set(fStatus, in(m.status, r.st))
-	set(fKind, in(m.kind, r.kd))
-	set(fPriority, in(m.priority, r.pr))
-	set(fArea, len(f.Area) == 0 || oneOfFold(r.Area, f.Area))
-	set(fSeed, f.Seed == nil || (r.seed != nil && *r.seed == *f.Seed))
-	set(fSize, in(m.size, r.sz))
-	set(fMilestone, len(f.Milestone) == 0 || oneOfFold(r.Milestone, f.Milestone))
-	set(fMerged, (r.mergedID != 0) == f.Merged)
+	if f.Seed == nil || (r.seed != nil && *r.seed == *f.Seed) {
+		ok |= 1 << fSeed
+	}
+	if len(f.Milestone) == 0 || oneOfFold(r.Milestone, f.Milestone) {
+		ok |= 1 << fMilestone
+	}
 	return ok
+}
+
+// bit is 1<<i when pass holds, else 0.
+func bit(i int, pass bool) int {
+	if pass {
+		return 1 << i
+	}
+	return 0
+}
+
+// inMask reports whether an enum code is in a filter's set of codes
+// (0xffff: no filter).
+func inMask(mask uint16, code int8) bool {
+	return mask == 0xffff || code >= 0 && mask&(1<<code) != 0
 }
 
 func oneOfFold(v string, set []string) bool {
@@ -217,20 +217,6 @@ func oneOfFold(v string, set []string) bool {
 		}
 	}
 	return false
-}
-
-var (
-	triageRank   = rankOf(desk.TriageOrder)
-	priorityRank = rankOf(desk.Priorities)
-	sizeRank     = map[string]int{"S": 0, "M": 1, "L": 2, "": 3}
-)
-
-func rankOf(list []string) map[string]int {
-	m := make(map[string]int, len(list))
-	for i, s := range list {
-		m[s] = i
-	}
-	return m
 }
 
 // sortRows orders rows by the filter's sort; every order ends on the
@@ -250,7 +236,7 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 	ks := make([]keyed, len(rows))
 	boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
 	ranked := f.Sort == desk.SortRelevance && sr != nil && sr.mode == searchRanked
-	var areaRank map[string]int
+	var areaRank func(*row) int
 	if f.Sort == desk.SortBacklog {
 		areaRank = rankAreas(rows)
 	}
@@ -270,10 +256,10 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		case f.Sort == desk.SortOldest:
 			k.when, k.minor = r.created, r.Number
 		case f.Sort == desk.SortPriority:
-			k.major, k.when = priorityRank[r.Priority], -r.updated
+			k.major, k.when = codeRank(r.pr), -r.updated
 		case f.Sort == desk.SortNumber:
 		case f.Sort == desk.SortBacklog:
-			k.major = priorityRank[r.Priority]<<40 | sizeRank[r.Size]<<32 | areaRank[strings.ToLower(r.Area)]
+			k.major = codeRank(r.pr)<<40 | codeRank(r.sz)<<32 | areaRank(r)
 			k.minor = r.Number
 		default: // triage
 			k.major, k.when = int(r.tr)<<8|int(r.pr), -r.updated
@@ -348,14 +334,33 @@ func smallest[T any](items []T, n int, cmp func(a, b T) int) []T {
 
 // rankAreas numbers the areas of rows alphabetically (case folded), with
 // the empty area last, for the backlog order.
-func rankAreas(rows []*row) map[string]int {
+func rankAreas(rows []*row) func(*row) int {
+	// Rows of the index carry their area's id: its folded name is made
+	// once per id, not once per row.
+	var byID []string // folded area by id; "" also for ids not seen
+	var seenID []bool
 	seen := map[string]bool{}
 	var names []string
-	for _, r := range rows {
-		a := strings.ToLower(r.Area)
+	note := func(a string) {
 		if !seen[a] {
 			seen[a] = true
 			names = append(names, a)
+		}
+	}
+	for _, r := range rows {
+		if !r.named {
+			note(strings.ToLower(r.Area))
+			continue
+		}
+		id := int(r.areaID)
+		if id >= len(byID) {
+			byID = append(byID, make([]string, id+1-len(byID)+len(byID)/2)...)
+			seenID = append(seenID, make([]bool, len(byID)-len(seenID))...)
+		}
+		if !seenID[id] {
+			seenID[id] = true
+			byID[id] = strings.ToLower(r.Area)
+			note(byID[id])
 		}
 	}
 	slices.SortFunc(names, func(a, b string) int {
@@ -371,5 +376,20 @@ func rankAreas(rows []*row) map[string]int {
 	for i, n := range names {
 		rank[n] = i
 	}
-	return rank
+	rankByID := make([]int, len(byID))
+	for id, a := range byID {
+		rankByID[id] = rank[a]
+	}
+	return func(r *row) int {
+		if r.named && int(r.areaID) < len(rankByID) {
+			return rankByID[r.areaID]
+		}
+		return rank[strings.ToLower(r.Area)]
+	}
+}
+
+// codeRank is an enum code as a sort rank: a value outside the enum (-1)
+// sorts first, as the zero rank of an unknown value always did.
+func codeRank(code int8) int {
+	return max(int(code), 0)
 }

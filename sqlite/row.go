@@ -14,12 +14,31 @@ import (
 // row is an issue as stored: the domain issue plus the row ids that the
 // domain names by key.
 type row struct {
+	// What a list reads of every row comes first, within one cache line:
+	// a list over a large project walks tens of thousands of rows and
+	// touches little else of most of them.
+
+	// The enum fields as their place in desk's lists (-1 for a value
+	// outside them), so that filters and counts compare integers.
+	st, kd, pr, sz int8
+	tr             int8 // the status's place in the triage order
+
+	// The free-text facets (area, milestone) and the seed as ids of their
+	// project's index (0: none, or a row outside any index), so that a
+	// list counts them in arrays rather than in maps keyed by text.
+	areaID, milestoneID, seedID int32
+	named                       bool // the ids are set: a 0 id means no value
+
+	// The times as milliseconds, for sorting without comparing text.
+	created, updated int64
+
+	rowid    int64
+	mergedID int64 // 0: not merged
+
 	desk.Issue
-	rowid     int64
 	projectID int64
 	prefix    string
 	parentID  int64 // 0: none
-	mergedID  int64 // 0: not merged
 	seed      *int64
 
 	// A row of the list index keeps its JSON fields as stored and decodes
@@ -27,14 +46,6 @@ type row struct {
 	// only filtered, counted and sorted.
 	tagsRaw, locRaw, buildRaw string
 	cache                     rowCache
-
-	// The enum fields as their place in desk's lists (-1 for a value
-	// outside them), so that filters and counts compare integers.
-	st, kd, pr, sz int8
-	tr             int8 // the status's place in the triage order
-
-	// The times as milliseconds, for sorting without comparing text.
-	created, updated int64
 }
 
 // setCodes fills the enum codes from the enum fields.

@@ -45,7 +45,9 @@ func TestEverySortMatchesItsDefinition(t *testing.T) {
 		},
 		desk.SortUpdated: func(a, b *desk.Issue) int { return cmp.Or(cmp.Compare(b.UpdatedAt, a.UpdatedAt), byNumberDesc(a, b)) },
 		desk.SortCreated: func(a, b *desk.Issue) int { return cmp.Or(cmp.Compare(b.CreatedAt, a.CreatedAt), byNumberDesc(a, b)) },
-		desk.SortOldest:  func(a, b *desk.Issue) int { return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.Number, b.Number)) },
+		desk.SortOldest: func(a, b *desk.Issue) int {
+			return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), cmp.Compare(a.Number, b.Number))
+		},
 		desk.SortPriority: func(a, b *desk.Issue) int {
 			return cmp.Or(cmp.Compare(rank(desk.Priorities, a.Priority), rank(desk.Priorities, b.Priority)),
 				cmp.Compare(b.UpdatedAt, a.UpdatedAt), byNumberDesc(a, b))

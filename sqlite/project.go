@@ -120,35 +120,54 @@ func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, er
 // and returns the time of its last issue change.
 func overview(d *desk.ProjectDetail, heads []*row) string {
 	areas, tags := map[string]*valueCount{}, map[string]*valueCount{}
-	var order []*valueCount
-	count := func(m map[string]*valueCount, v string) {
+	count := func(m map[string]*valueCount, v string, n int) {
 		k := strings.ToLower(v)
 		if c := m[k]; c != nil {
-			c.n++
+			c.n += n
 			return
 		}
-		c := &valueCount{v: v, n: 1}
-		m[k] = c
-		order = append(order, c)
+		m[k] = &valueCount{v: v, n: n}
 	}
-	last := ""
+	// A large project has tens of thousands of rows: they are counted by
+	// their codes and ids, and the texts are folded once per value.
+	statuses := make([]int, len(desk.Statuses))
+	var areaIDs idCounts[string]
+	var last int64 = -1
+	lastAt := ""
 	for _, r := range heads {
-		if r.UpdatedAt > last {
-			last = r.UpdatedAt
+		if r.updated > last {
+			last, lastAt = r.updated, r.UpdatedAt
 		}
 		if r.mergedID != 0 {
 			continue
 		}
-		d.Counts[r.Status]++
-		if r.Area != "" {
-			count(areas, r.Area)
+		if r.st >= 0 {
+			statuses[r.st]++
+		} else {
+			d.Counts[r.Status]++
 		}
-		for _, t := range r.decoded().Tags {
-			count(tags, t)
+		switch {
+		case r.areaID != 0:
+			if areaIDs.add(r.areaID) {
+				areaIDs.first(r.areaID, r.Area)
+			}
+		case !r.named && r.Area != "":
+			count(areas, r.Area, 1)
+		}
+		if r.tagsRaw != "[]" {
+			for _, t := range r.tags() {
+				count(tags, t, 1)
+			}
 		}
 	}
+	for i, n := range statuses {
+		d.Counts[desk.Statuses[i]] += n
+	}
+	for i, id := range areaIDs.order {
+		count(areas, areaIDs.values[i], areaIDs.n[id])
+	}
 	d.Areas, d.Tags = byFrequency(areas), byFrequency(tags)
-	return last
+	return lastAt
 }
 
 type valueCount struct {

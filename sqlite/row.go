@@ -114,6 +114,18 @@ func decodeTags(raw string) []string {
 	return tags
 }
 
+// tags returns the row's tags, decoding them (without keeping them) when
+// the row holds them as stored.
+func (r *row) tags() []string {
+	if r.tagsRaw == "" {
+		return r.Tags
+	}
+	if d := r.cache.head.Load(); d != nil {
+		return d.tags
+	}
+	return decodeTags(r.tagsRaw)
+}
+
 // hasTag reports whether the row carries tag (any case).
 func (r *row) hasTag(tag string) bool {
 	tags := r.Tags

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"desk"
 )
@@ -106,12 +107,61 @@ func daysFromCivil(y, m, d int) int64 {
 	return int64(era)*146097 + int64(doe) - 719468
 }
 
+// decodeTags reads a row's stored tags, a JSON array of strings.
 func decodeTags(raw string) []string {
+	if raw == "" || raw == "[]" {
+		return []string{}
+	}
+	if tags, ok := plainStrings(raw); ok {
+		return tags
+	}
 	var tags []string
-	if raw == "" || raw == "[]" || json.Unmarshal([]byte(raw), &tags) != nil || tags == nil {
+	if json.Unmarshal([]byte(raw), &tags) != nil || tags == nil {
 		return []string{}
 	}
 	return tags
+}
+
+// plainStrings reads a JSON array of strings that need no decoding (no
+// escapes, no control characters, valid UTF-8), as desk writes tags, with
+// the strings sharing raw's bytes. Anything else reports false, for
+// encoding/json to read: an overview counts the tags of every issue of a
+// project, and json.Unmarshal was most of its time.
+func plainStrings(raw string) ([]string, bool) {
+	s, ok := strings.CutPrefix(raw, "[")
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for {
+		s = strings.TrimLeft(s, " \t\r\n")
+		if !strings.HasPrefix(s, `"`) {
+			return nil, false
+		}
+		end := strings.IndexByte(s[1:], '"')
+		if end < 0 {
+			return nil, false
+		}
+		v := s[1 : 1+end]
+		for i := 0; i < len(v); i++ {
+			if v[i] < 0x20 || v[i] == '\\' {
+				return nil, false
+			}
+		}
+		if !utf8.ValidString(v) {
+			return nil, false
+		}
+		out = append(out, v)
+		s = strings.TrimLeft(s[end+2:], " \t\r\n")
+		switch {
+		case s == "]":
+			return out, true
+		case strings.HasPrefix(s, ","):
+			s = s[1:]
+		default:
+			return nil, false
+		}
+	}
 }
 
 // tags returns the row's tags, decoding them (without keeping them) when

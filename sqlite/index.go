@@ -330,10 +330,20 @@ func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...
 }
 
 func unpackHead(id int64, packed string) (*row, bool) {
-	f := strings.Split(packed, "\x1f")
-	if len(f) != headFields {
+	// Cut in place: a list reads every issue of its project, and a slice
+	// of fields per row was garbage to collect.
+	var f [headFields]string
+	rest := packed
+	for i := range headFields - 1 {
+		var ok bool
+		if f[i], rest, ok = strings.Cut(rest, "\x1f"); !ok {
+			return nil, false
+		}
+	}
+	if strings.IndexByte(rest, 0x1f) >= 0 {
 		return nil, false
 	}
+	f[headFields-1] = rest
 	num := func(s string) int {
 		n, _ := strconv.Atoi(s)
 		return n

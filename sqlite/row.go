@@ -385,6 +385,9 @@ func jsonText(v any) string {
 
 func decodePlan(text string) desk.Plan {
 	var p desk.Plan
+	if text == "" || text == "{}" {
+		return p // most issues have no plan
+	}
 	_ = json.Unmarshal([]byte(text), &p)
 	return p
 }

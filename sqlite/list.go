@@ -102,6 +102,11 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 		}
 	}
 	l.Issues = page
+	if db.oneShot {
+		// Nothing reads these rows again: each is written once, straight
+		// into the answer (IssueList.MarshalJSON), not kept on its row.
+		return l, nil
+	}
 	// Rows read again while nothing touched them are written as before:
 	// their JSON is kept on them, and a search's excerpt is added to it.
 	l.Encoded = make([][]byte, len(page))

@@ -99,7 +99,7 @@ func (r *row) decoded() desk.Issue {
 	if d == nil {
 		d = &decodedHead{tags: decodeTags(r.tagsRaw)}
 		if r.locRaw != "" {
-			_ = json.Unmarshal([]byte(r.locRaw), &d.location)
+			d.location = decodeLocation(r.locRaw)
 		}
 		if r.buildRaw != "" {
 			var b desk.BuildRef

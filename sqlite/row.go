@@ -122,6 +122,145 @@ func decodeTags(raw string) []string {
 	return tags
 }
 
+// decodeLocation reads a row's stored location. The common one, commands
+// with their labels and nothing else, is read by hand; anything else
+// (coordinates, a seed, extra keys, escapes) goes through encoding/json.
+func decodeLocation(raw string) desk.Location {
+	if l, ok := plainLocation(raw); ok {
+		return l
+	}
+	var l desk.Location
+	_ = json.Unmarshal([]byte(raw), &l)
+	return l
+}
+
+// plainLocation reads {"command":"…","commands":[{"command":"…","label":"…"},…]}
+// with either key left out, each once, and plain strings (see plainString).
+func plainLocation(raw string) (desk.Location, bool) {
+	var l desk.Location
+	s, ok := strings.CutPrefix(raw, "{")
+	if !ok {
+		return l, false
+	}
+	if s == "}" {
+		return l, true
+	}
+	var seen [2]bool
+	for {
+		var key string
+		if key, s, ok = plainString(s); !ok {
+			return l, false
+		}
+		if s, ok = strings.CutPrefix(s, ":"); !ok {
+			return l, false
+		}
+		switch key {
+		case "command":
+			if seen[0] {
+				return l, false
+			}
+			seen[0] = true
+			if l.Command, s, ok = plainString(s); !ok {
+				return l, false
+			}
+		case "commands":
+			if seen[1] {
+				return l, false
+			}
+			seen[1] = true
+			if l.Commands, s, ok = plainCommands(s); !ok {
+				return l, false
+			}
+		default:
+			return l, false
+		}
+		switch {
+		case s == "}":
+			return l, true
+		case strings.HasPrefix(s, ","):
+			s = s[1:]
+		default:
+			return l, false
+		}
+	}
+}
+
+// plainCommands reads [{"command":"…","label":"…"},…] from the start of s,
+// returning what follows it.
+func plainCommands(s string) ([]desk.LocationCommand, string, bool) {
+	s, ok := strings.CutPrefix(s, "[")
+	if !ok {
+		return nil, s, false
+	}
+	if rest, ok := strings.CutPrefix(s, "]"); ok {
+		return []desk.LocationCommand{}, rest, true
+	}
+	var out []desk.LocationCommand
+	for {
+		if s, ok = strings.CutPrefix(s, "{"); !ok {
+			return nil, s, false
+		}
+		var c desk.LocationCommand
+		var seen [2]bool
+		for {
+			var key, v string
+			if key, s, ok = plainString(s); !ok {
+				return nil, s, false
+			}
+			if s, ok = strings.CutPrefix(s, ":"); !ok {
+				return nil, s, false
+			}
+			if v, s, ok = plainString(s); !ok {
+				return nil, s, false
+			}
+			switch {
+			case key == "command" && !seen[0]:
+				c.Command, seen[0] = v, true
+			case key == "label" && !seen[1]:
+				c.Label, seen[1] = v, true
+			default:
+				return nil, s, false
+			}
+			if s, ok = strings.CutPrefix(s, ","); !ok {
+				break
+			}
+		}
+		if s, ok = strings.CutPrefix(s, "}"); !ok {
+			return nil, s, false
+		}
+		out = append(out, c)
+		if rest, ok := strings.CutPrefix(s, "]"); ok {
+			return out, rest, true
+		}
+		if s, ok = strings.CutPrefix(s, ","); !ok {
+			return nil, s, false
+		}
+	}
+}
+
+// plainString reads a JSON string that needs no decoding (no escapes, no
+// control characters, valid UTF-8) from the start of s, returning it and
+// what follows it.
+func plainString(s string) (string, string, bool) {
+	if !strings.HasPrefix(s, `"`) {
+		return "", s, false
+	}
+	end := strings.IndexByte(s[1:], '"')
+	if end < 0 {
+		return "", s, false
+	}
+	v := s[1 : 1+end]
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] == '\\' {
+			return "", s, false
+		}
+	}
+	if !utf8.ValidString(v) {
+		return "", s, false
+	}
+	return v, s[end+2:], true
+}
+
 // plainStrings reads a JSON array of strings that need no decoding (no
 // escapes, no control characters, valid UTF-8), as desk writes tags, with
 // the strings sharing raw's bytes. Anything else reports false, for
@@ -134,25 +273,12 @@ func plainStrings(raw string) ([]string, bool) {
 	}
 	var out []string
 	for {
-		s = strings.TrimLeft(s, " \t\r\n")
-		if !strings.HasPrefix(s, `"`) {
-			return nil, false
-		}
-		end := strings.IndexByte(s[1:], '"')
-		if end < 0 {
-			return nil, false
-		}
-		v := s[1 : 1+end]
-		for i := 0; i < len(v); i++ {
-			if v[i] < 0x20 || v[i] == '\\' {
-				return nil, false
-			}
-		}
-		if !utf8.ValidString(v) {
+		var v string
+		if v, s, ok = plainString(strings.TrimLeft(s, " \t\r\n")); !ok {
 			return nil, false
 		}
 		out = append(out, v)
-		s = strings.TrimLeft(s[end+2:], " \t\r\n")
+		s = strings.TrimLeft(s, " \t\r\n")
 		switch {
 		case s == "]":
 			return out, true

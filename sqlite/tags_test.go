@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"desk"
 )
 
 // Stored tags read by hand give what encoding/json gives, whatever the text.
@@ -30,6 +32,47 @@ func TestDecodeTagsAsEncodingJSON(t *testing.T) {
 		}
 		if got := decodeTags(raw); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: got %q, want %q", raw, got, want)
+		}
+	}
+}
+
+// Stored locations read by hand give what encoding/json gives.
+func TestDecodeLocationAsEncodingJSON(t *testing.T) {
+	cases := []string{`{}`, `{"command":"/goto 1 2 3"}`, `{"commands":[]}`,
+		`{"command":"/goto 1","commands":[{"command":"/goto 1","label":"harbor"},{"command":"/tp 2"}]}`,
+		`{"commands":[{"label":"x","command":"y"}],"command":"y"}`, `{"command":"a","command":"b"}`,
+		`{"Command":"a"}`, `{"command":"a\"b"}`, `{"command":"a", "seed":3}`, `{"seed":3}`, `{"place":"Harbor"}`,
+		`{"commands":[{"command":"a","command":"b"}]}`, `{"commands":[{"command":"a"},]}`, `{"commands":[{}]}`,
+		`{"command":"a"`, `{"command":1}`, `{"command":null}`, `[]`, `{"commands":null}`, "{\"command\":\"\xff\"}",
+		`{"command":"é"}`, `{ "command":"a"}`, `{"extra":{"k":1}}`, `{"commands":[{"command":"a","label":"b","x":1}]}`}
+	r := rand.New(rand.NewPCG(5, 6))
+	words := []string{"", "/goto 1 2 3", "harbor", `say "hi"`, "é", "\t", `\`, "<b>", "\u2028"}
+	for range 2000 {
+		var l desk.Location
+		if r.IntN(2) == 0 {
+			l.Command = words[r.IntN(len(words))]
+		}
+		for range r.IntN(4) {
+			l.Commands = append(l.Commands, desk.LocationCommand{Command: words[r.IntN(len(words))], Label: words[r.IntN(len(words))]})
+		}
+		if r.IntN(5) == 0 {
+			l.Place = words[r.IntN(len(words))]
+		}
+		b, _ := json.Marshal(l)
+		cases = append(cases, string(b))
+		// And the same bytes cut short or with one byte changed.
+		if len(b) > 2 {
+			cases = append(cases, string(b[:r.IntN(len(b))]))
+			m := []byte(string(b))
+			m[r.IntN(len(m))] = `{}[]":,a\`[r.IntN(9)]
+			cases = append(cases, string(m))
+		}
+	}
+	for _, raw := range cases {
+		var want desk.Location
+		_ = json.Unmarshal([]byte(raw), &want)
+		if got := decodeLocation(raw); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: got %+v, want %+v", raw, got, want)
 		}
 	}
 }

@@ -70,12 +70,11 @@ const ServerName = "desk"
 // ends.
 func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteCloser) error {
 	// An MCP server lives as long as its session, one per agent: it keeps
-	// a small store (one reader, 512 KiB page caches) so that twenty of
-	// them cost little; an agent's calls come one after another. The
-	// operating system's file cache still holds the database; SQLite's own
-	// cache only saves the copy. (A second reader and 1 MiB caches cost
-	// 1.2 MB a process and bought no speed.)
-	db, err := sqlite.Open(ctx, opts.DataDir, sqlite.Options{Readers: 1, CacheKiB: 512})
+	// a small store (two readers, 512 KiB page caches) so that twenty of
+	// them cost little. The operating system's file cache still holds the
+	// database; SQLite's own cache only saves the copy. It keeps the
+	// second reader: with one, a mixed load run saw a call wait a minute.
+	db, err := sqlite.Open(ctx, opts.DataDir, sqlite.Options{Readers: 2, CacheKiB: 512})
 	if err != nil {
 		return err
 	}

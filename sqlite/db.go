@@ -47,7 +47,8 @@ type DB struct {
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
 
-	index *issueIndex
+	index     *issueIndex
+	overviews overviewCache
 
 	mu      sync.Mutex
 	commits []chan struct{} // closed after every commit of this process

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"unsafe"
 
 	"desk"
 )
@@ -98,7 +100,7 @@ func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, er
 		var lastIssue string
 		if heads := db.index.held(ctx, tx, p.id); heads != nil {
 			// A long-running process holds the project's issues already.
-			lastIssue = overview(d, heads)
+			lastIssue = db.overviews.of(p.id, heads, d)
 		} else if lastIssue, err = overviewSQL(ctx, tx, d, p.id); err != nil {
 			return err
 		}
@@ -114,6 +116,52 @@ func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, er
 		return nil, err
 	}
 	return d, nil
+}
+
+// overviewCache keeps each held project's last overview with the list of
+// rows it was counted from. A list handed to readers is never changed (see
+// projIndex.put), so the same list gives the same overview: on a project of
+// tens of thousands of issues, the owner's page asks for it on every change
+// and most changes are to other things.
+type overviewCache struct {
+	mu   sync.Mutex
+	kept map[int64]*keptOverview
+}
+
+type keptOverview struct {
+	list        **row // the list's array and length: which list it is
+	n           int
+	counts      map[string]int
+	areas, tags []string
+	last        string
+}
+
+// of fills d's counts, areas and tags from heads, the project's held rows,
+// and returns the time of its last issue change.
+func (c *overviewCache) of(projectID int64, heads []*row, d *desk.ProjectDetail) string {
+	// A changed list is a new array (its rows may be the same ones).
+	list := unsafe.SliceData(heads)
+	c.mu.Lock()
+	k := c.kept[projectID]
+	c.mu.Unlock()
+	if k == nil || k.list != list || k.n != len(heads) {
+		k = &keptOverview{list: list, n: len(heads), counts: map[string]int{}}
+		scratch := &desk.ProjectDetail{}
+		scratch.Counts = k.counts
+		k.last = overview(scratch, heads)
+		k.areas, k.tags = scratch.Areas, scratch.Tags
+		c.mu.Lock()
+		if c.kept == nil {
+			c.kept = map[int64]*keptOverview{}
+		}
+		c.kept[projectID] = k
+		c.mu.Unlock()
+	}
+	for s, n := range k.counts {
+		d.Counts[s] += n
+	}
+	d.Areas, d.Tags = k.areas, k.tags // shared: nothing changes them
+	return k.last
 }
 
 // overview fills a project's counts, areas and tags from its index rows

@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"testing"
 
+	"desk/sqlite"
+
 	"desk"
 )
 
@@ -113,5 +115,50 @@ func TestProjectOverview(t *testing.T) {
 	}
 	if !reflect.DeepEqual(held, d) {
 		t.Fatalf("overview from memory %+v\nfrom SQL %+v", held, d)
+	}
+}
+
+// The overview a process counts from the issues it holds is kept while the
+// issues stay as they were, and follows another process's changes.
+func TestHeldOverviewFollowsChanges(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	a := MustIssue(t, db, desk.IssueFields{Title: ptr("a"), Area: ptr("terrain"), Tags: &[]string{"lava"}}, "owner")
+	b := MustIssue(t, db, desk.IssueFields{Title: ptr("b"), Area: ptr("ai")}, "owner")
+	db.Issues(ctx, "mygame", desk.IssueFilter{}) // now held
+	other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for i, change := range []struct {
+		id string
+		f  desk.IssueFields
+	}{
+		{},
+		{a.ID, desk.IssueFields{Area: ptr("ui"), Tags: &[]string{"ice", "Ice"}}},
+		{a.ID, desk.IssueFields{Status: ptr("closed")}},
+		{b.ID, desk.IssueFields{Area: ptr("audio"), Status: ptr("open")}},
+		{a.ID, desk.IssueFields{Area: ptr("AI")}},
+	} {
+		if i > 0 {
+			if _, err := other.UpdateIssue(ctx, change.id, change.f, "owner"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 2 { // counted, then kept
+			held, err := db.Project(ctx, "mygame")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fresh, err := other.Project(ctx, "mygame") // other holds nothing: read from SQL
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(held.Counts, fresh.Counts) || !reflect.DeepEqual(held.Areas, fresh.Areas) || !reflect.DeepEqual(held.Tags, fresh.Tags) {
+				t.Fatalf("change %d: held %v %v %v\nfrom SQL %v %v %v", i, held.Counts, held.Areas, held.Tags, fresh.Counts, fresh.Areas, fresh.Tags)
+			}
+		}
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"desk/agent/intake"
 	"desk/agent/live"
 	deskhttp "desk/http"
+	"desk/internal/testdesk"
 	"desk/sqlite"
 )
 
@@ -46,22 +47,14 @@ func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(
 func newAgentDesk(t *testing.T) *agentDesk {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	logs := &syncBuf{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
-	svc := live.New(db, live.Options{DataDir: dir, Logger: logger, Tick: 20 * time.Millisecond})
-	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: "127.0.0.1:0", Agents: svc, Logger: logger})
-	if err := srv.Open(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		srv.Close()
-		db.Close()
+	var svc *live.Service
+	desk := testdesk.StartWith(t, dir, func(db *sqlite.DB) deskhttp.Options {
+		svc = live.New(db, live.Options{DataDir: dir, Logger: logger, Tick: 20 * time.Millisecond})
+		return deskhttp.Options{Agents: svc, Logger: logger}
 	})
-	d := &agentDesk{client: &client{t: t, base: srv.URL()}, db: db, srv: srv, svc: svc, token: svc.Token(), log: logs}
+	d := &agentDesk{client: &client{t: t, base: desk.URL}, db: desk.DB, srv: desk.Server, svc: svc, token: svc.Token(), log: logs}
 	d.want(201, "POST", "/api/projects", `{"slug": "mygame", "name": "MyGame", "prefix": "MG"}`)
 	return d
 }

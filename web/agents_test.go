@@ -42,19 +42,8 @@ type agentDesk struct {
 func startAgentDesk(t *testing.T) (*agentDesk, sample) {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	agents := live.New(db, live.Options{DataDir: dir, Tick: 20 * time.Millisecond})
-	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: "127.0.0.1:0", Agents: agents})
-	if err := srv.Open(); err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		srv.Close()
-		db.Close()
+	desk := testdesk.StartWith(t, dir, func(db *sqlite.DB) deskhttp.Options {
+		return deskhttp.Options{Agents: live.New(db, live.Options{DataDir: dir, Tick: 20 * time.Millisecond})}
 	})
 	// Hooks read the token from the data folder, as desk hook event does.
 	token, err := os.ReadFile(filepath.Join(dir, intake.TokenName))
@@ -62,12 +51,12 @@ func startAgentDesk(t *testing.T) (*agentDesk, sample) {
 		t.Fatal(err)
 	}
 	d := &agentDesk{
-		Desk:  &testdesk.Desk{URL: srv.URL(), DataDir: dir, DB: db, Server: srv},
+		Desk:  desk,
 		t:     t,
 		token: strings.TrimSpace(string(token)),
 		runs:  map[string]map[string]json.RawMessage{"claude": readRun(t, claudeRun), "codex": readRun(t, codexRun)},
 	}
-	return d, seedSample(t, db)
+	return d, seedSample(t, desk.DB)
 }
 
 // readRun reads a captured hook run: each hook's payload by event name

@@ -28,11 +28,21 @@ func Start(tb testing.TB) *Desk {
 // StartIn serves the desk in folder dir until the test ends.
 func StartIn(tb testing.TB, dir string) *Desk {
 	tb.Helper()
+	return StartWith(tb, dir, func(*sqlite.DB) deskhttp.Options { return deskhttp.Options{} })
+}
+
+// StartWith serves the desk in folder dir until the test ends, with the
+// server options that options gives for its store (an agent service, a
+// logger); the server always listens on a free loopback port.
+func StartWith(tb testing.TB, dir string, options func(*sqlite.DB) deskhttp.Options) *Desk {
+	tb.Helper()
 	db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: "127.0.0.1:0"})
+	o := options(db)
+	o.Addr = "127.0.0.1:0"
+	srv := deskhttp.NewServer(db, o)
 	if err := srv.Open(); err != nil {
 		db.Close()
 		tb.Fatal(err)

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { renderMarkdown, renderInline, safeUrl, isLocalImage, escapeHtml } from '../static/js/markdown.js';
+import { renderMarkdown, renderInline, safeUrl, isLocalImage } from '../static/js/markdown.js';
+import { escapeHtml } from '../static/js/dom.js';
 
 const issueHref = (id) => (id.startsWith('MG-') ? `#/mygame/${id}` : null);
 

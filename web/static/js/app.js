@@ -21,7 +21,7 @@ import { STATUSES, OWNER } from './enums.js';
 import { fileToAttachment, filesOf } from './files.js';
 import { toast, toastError } from './toast.js';
 import { plural } from './format.js';
-import { h, isTyping, installPopoverDismiss } from './dom.js';
+import { dialogOpen, h, isTyping, installPopoverDismiss } from './dom.js';
 import { ListPane } from './list/list-pane.js';
 
 // How long a changed row or timeline entry stays highlighted.
@@ -948,7 +948,7 @@ export class DeskApp {
   // Ctrl+V anywhere on the open issue (outside a text field) adds the
   // screenshot to the composer; the quick-add field keeps its own pastes.
   paste(e) {
-    if (!this.detail || document.querySelector('dialog[open]')) return;
+    if (!this.detail || dialogOpen()) return;
     const files = filesOf(e.clipboardData);
     if (!files.length) return;
     if (isTyping(e.target) && !this.detailPane.contains(e.target)) return;

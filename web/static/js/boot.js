@@ -4,7 +4,7 @@
 // - it applies the remembered theme, so a dark desk never flashes light,
 //   and the remembered width of the list;
 // - it asks for the project's first page of issues at once, so the request
-//   runs while the modules are still loading (early-list.js hands the
+//   runs while the modules are still loading (takeEarlyList in api.js hands the
 //   response to the app).
 //
 // It cannot import the modules that build the list's address, so it builds

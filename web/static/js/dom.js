@@ -104,3 +104,8 @@ export function installPopoverDismiss() {
     }
   }, true);
 }
+
+/** True while any dialog is open: the desk's keys and pastes stay quiet then. */
+export function dialogOpen() {
+  return Boolean(document.querySelector('dialog[open]'));
+}

@@ -1,8 +1,7 @@
 // The desk's keys. One table maps a key to an action of the app; keys typed
 // into a field, or while a dialog is open, belong to that field or dialog.
 
-import { isTyping } from './dom.js';
-import { dialogOpen } from './dialogs/dialog.js';
+import { dialogOpen, isTyping } from './dom.js';
 import { STATUSES } from './enums.js';
 
 /**

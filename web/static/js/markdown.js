@@ -12,8 +12,6 @@
 
 import { escapeHtml } from './dom.js';
 
-export { escapeHtml };
-
 /**
  * Renders markdown to an HTML string.
  * @param {string} source

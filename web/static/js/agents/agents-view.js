@@ -37,7 +37,7 @@ export class AgentsView {
     this.sessionVersion = 0;
     this.sessionStamp = '';
     this.sessionReq = new Latest();
-    this.sessionRefresh = new Throttle(() => this.loadSession(), { wait: 30, gap: 250 });
+    this.sessionRefresh = new Throttle(() => this.loadSession());
     this.filtersSignature = '';
     /** @type {Map<string, SessionRow>} the rows on screen by session id, kept between redraws */
     this.rows = new Map();
@@ -92,7 +92,7 @@ export class AgentsView {
     this.filtersBox = h('div', { class: 'agents-filters', role: 'group', 'aria-label': 'Filter the sessions' });
     this.alertsBox = this.alertToggles();
     this.listBox = h('section', { class: 'agents-list-box', 'aria-label': 'Sessions' });
-    this.sessionBox = h('section', { class: 'agent-session', 'aria-label': 'Session' });
+    this.sessionBox = h('section', { class: 'card-box agent-session', 'aria-label': 'Session' });
     this.body = h('div', { class: 'agents-body' }, this.listBox, this.sessionBox);
     replaceChildren(this.el, h('div', { class: 'agents-view' },
       h('header', { class: 'agents-head' },
@@ -142,7 +142,6 @@ export class AgentsView {
   renderFilters(sessions) {
     const f = this.filters;
     const choices = filterChoices(sessions, f);
-    const projectName = (slug) => this.app.projects.find((p) => p.slug === slug)?.name || slug;
     const signature = JSON.stringify([choices, f, this.app.projects.map((p) => p.name)]);
     // Rebuilding a select closes it under the owner's hand: only when its choices change.
     if (signature === this.filtersSignature) return;
@@ -154,7 +153,7 @@ export class AgentsView {
     };
     replaceChildren(this.filtersBox,
       select({ 'aria-label': 'Project', onchange: set('project') },
-        [['', 'All projects'], ...choices.projects.map((p) => [p, projectName(p)]), ...(choices.unlinked || f.project === NO_PROJECT ? [[NO_PROJECT, 'No project']] : [])], f.project),
+        [['', 'All projects'], ...choices.projects.map((p) => [p, this.projectName(p)]), ...(choices.unlinked || f.project === NO_PROJECT ? [[NO_PROJECT, 'No project']] : [])], f.project),
       select({ 'aria-label': 'State', onchange: set('state') },
         [['', 'Every state'], [ATTENTION, 'Needs you'], ...STATES.map((s) => [s, stateLabel(s)])], f.state),
       select({ 'aria-label': 'Client', onchange: set('client') },
@@ -286,7 +285,7 @@ export class AgentsView {
     const close = h('a', { class: 'icon-button', href: formatRoute({ agents: true }), 'aria-label': 'Close the session (Esc)', title: 'Close (Esc)', 'data-focus-key': 'close' }, icon('close'));
     if (!s) {
       replaceChildren(this.sessionBox,
-        h('header', { class: 'agent-session-head' }, h('h2', null, `Session ${shortId(id)}`), h('span', { class: 'spacer' }), close),
+        h('header', { class: 'card-head agent-session-head' }, h('h2', null, `Session ${shortId(id)}`), h('span', { class: 'spacer' }), close),
         this.sessionError ? h('p', { class: 'notice' }, this.sessionError) : h('p', { class: 'muted', 'aria-busy': 'true' }, 'Loading…'));
       return;
     }
@@ -311,7 +310,7 @@ export class AgentsView {
       ['Note', s.note || null],
     ].filter(([, value]) => value);
     replaceChildren(this.sessionBox,
-      h('header', { class: 'agent-session-head' },
+      h('header', { class: 'card-head agent-session-head' },
         h('h2', null, `${s.client || 'agent'} · session ${shortId(s.id)}`),
         h('span', { class: 'spacer' }),
         close),

@@ -65,8 +65,3 @@ export function openDialog(spec) {
 export function field(label, control, { hint, wide } = {}) {
   return h('label', { class: `field${wide ? ' wide' : ''}` }, h('span', null, label), control, hint ? h('span', { class: 'field-hint' }, hint) : null);
 }
-
-/** True while any dialog is open: the desk's keys stay quiet then. */
-export function dialogOpen() {
-  return Boolean(document.querySelector('dialog[open]'));
-}

@@ -223,8 +223,9 @@ type IssueList struct {
 	// Summary drops body and plan from every issue in the JSON form.
 	Summary bool `json:"-"`
 	// Encoded holds, where set, an issue's JSON as AppendJSON writes it
-	// with the list's Summary: a store may keep what it wrote for an issue
-	// that has not changed since.
+	// with the list's Summary but without its Match, which MarshalJSON
+	// adds: a store may keep what it wrote for an issue that has not
+	// changed since, whatever search shows it.
 	Encoded [][]byte `json:"-"`
 }
 
@@ -241,6 +242,9 @@ func (l *IssueList) MarshalJSON() ([]byte, error) {
 	for i := range l.Issues {
 		if i < len(l.Encoded) && l.Encoded[i] != nil {
 			size += len(l.Encoded[i]) + 1
+			if m := l.Issues[i].Match; m != nil {
+				size += len(m.Excerpt) + 48
+			}
 		} else {
 			size += 1024
 		}
@@ -257,7 +261,7 @@ func (l *IssueList) MarshalJSON() ([]byte, error) {
 			b = append(b, ',')
 		}
 		if i < len(l.Encoded) && l.Encoded[i] != nil {
-			b = append(b, l.Encoded[i]...)
+			b = AppendWithMatch(b, l.Encoded[i], is.Match)
 			continue
 		}
 		b = is.AppendJSON(b, l.Summary)

@@ -59,9 +59,6 @@ type detailParts struct {
 	mergedSources []desk.MergedSource
 	parentInfo    *desk.ParentInfo
 
-	// The highest ids read, from which a later version is extended.
-	maxComment, maxAttachment, maxActivity int64
-
 	json atomic.Pointer[desk.DetailLists] // see lists
 }
 
@@ -75,18 +72,6 @@ func (d *detailParts) lists() []byte {
 	l := desk.NewDetailLists(d.comments, d.attachments, d.activity)
 	d.json.Store(l)
 	return l.All
-}
-
-func (d *detailParts) setMax() {
-	if n := len(d.comments); n > 0 {
-		d.maxComment = d.comments[n-1].ID
-	}
-	if n := len(d.attachments); n > 0 {
-		d.maxAttachment = d.attachments[n-1].ID
-	}
-	if n := len(d.activity); n > 0 {
-		d.maxActivity = d.activity[n-1].ID
-	}
 }
 
 // decoded returns a copy of the row's issue with its JSON fields decoded.

@@ -40,9 +40,8 @@ type DB struct {
 
 	writeStmts *stmtCache // the write transactions' prepared statements
 
-	readStmtsOnce sync.Once
-	readStmts     *stmtCache // the read pool's prepared statements (see readStmt, readTx)
-	oneShot       bool       // Options.OneShot: reads prepare nothing to keep
+	readStmts *stmtCache // the read pool's prepared statements (see readStmt, readTx)
+	oneShot   bool       // Options.OneShot: reads prepare nothing to keep
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -119,6 +118,7 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 		db.write.Close()
 		return nil, err
 	}
+	db.readStmts = newStmtCache(db.read)
 	db.read.SetMaxOpenConns(o.Readers)
 	db.read.SetMaxIdleConns(o.Readers)
 	if err := db.migrate(ctx); err != nil {
@@ -269,7 +269,7 @@ func (db *DB) view(ctx context.Context, fn func(tx *readTx) error) error {
 	}
 	rt := &readTx{Tx: tx}
 	if !db.oneShot {
-		rt.stmts = db.readCache()
+		rt.stmts = db.readStmts
 	}
 	err = fn(rt)
 	tx.Rollback()

@@ -470,17 +470,13 @@ func detailPartsOf(ctx context.Context, q queryer, r *row, head, parent *row) (*
 // the issue changed otherwise (a merge moved older rows in, a file was
 // deleted, a file was added to an older comment), which the counts tell.
 func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts) (*detailParts, error) {
-	files, err := attachments(ctx, q, r, `a.issue_id = ? AND a.id > ?`, r.rowid, prev.maxAttachment)
+	// The lists are in id order: their last ids are where the new rows start.
+	files, err := attachments(ctx, q, r, `a.issue_id = ? AND a.id > ?`, r.rowid, lastID(prev.attachments, func(a *desk.Attachment) int64 { return a.ID }))
 	if err != nil {
 		return nil, err
 	}
-	byComment := map[int64][]*desk.Attachment{}
-	for _, a := range files {
-		if a.CommentID != nil {
-			byComment[*a.CommentID] = append(byComment[*a.CommentID], a)
-		}
-	}
-	cs, err := comments(ctx, q, r, byComment, `c.issue_id = ? AND c.id > ?`, r.rowid, prev.maxComment)
+	byComment := filesByComment(files)
+	cs, err := comments(ctx, q, r, byComment, `c.issue_id = ? AND c.id > ?`, r.rowid, lastID(prev.comments, func(c *desk.Comment) int64 { return c.ID }))
 	if err != nil {
 		return nil, err
 	}
@@ -496,12 +492,12 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 	if len(prev.comments)+len(cs) != r.CommentCount || len(prev.attachments)+len(files) != r.AttachmentCount {
 		return nil, nil
 	}
-	acts, err := activities(ctx, q, r, `a.issue_id = ? AND a.id > ?`, r.rowid, prev.maxActivity)
+	acts, err := activities(ctx, q, r, `a.issue_id = ? AND a.id > ?`, r.rowid, lastID(prev.activity, func(a *desk.Activity) int64 { return a.ID }))
 	if err != nil {
 		return nil, err
 	}
-	var n int
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM activity WHERE issue_id = ?`, r.rowid).Scan(&n); err != nil {
+	n, err := activityCount(ctx, q, r)
+	if err != nil {
 		return nil, err
 	}
 	if n != len(prev.activity)+len(acts) {
@@ -516,7 +512,6 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 		// The earlier version's JSON, with the new entries written after it.
 		d.json.Store(l.Extend(d.comments, d.attachments, d.activity, len(cs), len(files), len(acts)))
 	}
-	d.setMax()
 	d.children, d.mergedSources, d.parentInfo, err = readRelations(ctx, q, r)
 	return d, err
 }
@@ -528,21 +523,40 @@ func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, erro
 	if d.attachments, err = attachments(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
 		return nil, err
 	}
-	byComment := map[int64][]*desk.Attachment{}
-	for _, a := range d.attachments {
-		if a.CommentID != nil {
-			byComment[*a.CommentID] = append(byComment[*a.CommentID], a)
-		}
-	}
-	if d.comments, err = comments(ctx, q, r, byComment, ""); err != nil {
+	if d.comments, err = comments(ctx, q, r, filesByComment(d.attachments), ""); err != nil {
 		return nil, err
 	}
 	if d.activity, err = activities(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
 		return nil, err
 	}
-	d.setMax()
 	d.children, d.mergedSources, d.parentInfo, err = readRelations(ctx, q, r)
 	return d, err
+}
+
+// filesByComment groups the files of comments by their comment.
+func filesByComment(files []*desk.Attachment) map[int64][]*desk.Attachment {
+	by := map[int64][]*desk.Attachment{}
+	for _, a := range files {
+		if a.CommentID != nil {
+			by[*a.CommentID] = append(by[*a.CommentID], a)
+		}
+	}
+	return by
+}
+
+// activityCount counts an issue's timeline entries.
+func activityCount(ctx context.Context, q queryer, r *row) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT count(*) FROM activity WHERE issue_id = ?`, r.rowid).Scan(&n)
+	return n, err
+}
+
+// lastID is the id of a list's last entry, 0 for an empty list.
+func lastID[T any](list []*T, id func(*T) int64) int64 {
+	if len(list) == 0 {
+		return 0
+	}
+	return id(list[len(list)-1])
 }
 
 // readRelations reads what an issue is linked to: its children, the

@@ -108,16 +108,13 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 		return l, nil
 	}
 	// Rows read again while nothing touched them are written as before:
-	// their JSON is kept on them, and a search's excerpt is added to it.
+	// their JSON is kept on them (without a search's excerpt, which
+	// IssueList.MarshalJSON adds as it writes the list).
 	l.Encoded = make([][]byte, len(page))
 	for i, r := range hits {
 		is := *page[i]
 		is.Match = nil
-		b := r.encoded(&is, f.Summary)
-		if m := page[i].Match; m != nil {
-			b = desk.AppendWithMatch(make([]byte, 0, len(b)+len(m.Excerpt)+48), b, m)
-		}
-		l.Encoded[i] = b
+		l.Encoded[i] = r.encoded(&is, f.Summary)
 	}
 	return l, nil
 }

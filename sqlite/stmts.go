@@ -74,19 +74,23 @@ func (c *stmtCache) prepareWanted(ctx context.Context) {
 	c.wanted = map[string]bool{}
 	c.mu.Unlock()
 	for _, q := range queries {
-		st, err := c.db.PrepareContext(ctx, q)
-		if err != nil {
-			continue // it keeps running unprepared, and reports its own error
-		}
-		c.mu.Lock()
-		if c.stmts[q] == nil {
-			c.stmts[q], st = st, nil
-		}
-		c.mu.Unlock()
-		if st != nil {
-			st.Close()
-		}
+		if st, err := c.db.PrepareContext(ctx, q); err == nil {
+			c.keep(q, st)
+		} // else it keeps running unprepared, and reports its own error
 	}
+}
+
+// keep stores st as query's statement and returns the statement kept: st,
+// or the one another goroutine prepared first (st is then closed).
+func (c *stmtCache) keep(query string, st *sql.Stmt) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if prev := c.stmts[query]; prev != nil {
+		st.Close()
+		return prev
+	}
+	c.stmts[query] = st
+	return st
 }
 
 func (c *stmtCache) close() {
@@ -126,7 +130,7 @@ func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *s
 // runs after every commit anyone makes. A statement of the pool is safe
 // for concurrent use: each use takes a connection of its own.
 func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	c := db.readCache()
+	c := db.readStmts
 	c.mu.Lock()
 	st := c.stmts[query]
 	c.mu.Unlock()
@@ -137,20 +141,7 @@ func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if prev := c.stmts[query]; prev != nil {
-		st.Close()
-		return prev, nil
-	}
-	c.stmts[query] = st
-	return st, nil
-}
-
-// readCache returns the read pool's statement cache, made on first use.
-func (db *DB) readCache() *stmtCache {
-	db.readStmtsOnce.Do(func() { db.readStmts = newStmtCache(db.read) })
-	return db.readStmts
+	return c.keep(query, st), nil
 }
 
 // readTx is a read transaction whose queries run the read pool's prepared

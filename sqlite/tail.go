@@ -45,12 +45,7 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		if d.Attachments, err = attachments(ctx, tx, r, `a.issue_id = ? AND (a.comment_id IS NULL OR a.comment_id >= ?)`, r.rowid, first); err != nil {
 			return err
 		}
-		files := map[int64][]*desk.Attachment{}
-		for _, a := range d.Attachments {
-			if a.CommentID != nil {
-				files[*a.CommentID] = append(files[*a.CommentID], a)
-			}
-		}
+		files := filesByComment(d.Attachments)
 		for _, c := range d.Comments {
 			if fs := files[c.ID]; fs != nil {
 				c.Attachments = fs
@@ -58,8 +53,8 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		}
 		out.EarlierComments = max(r.CommentCount-len(d.Comments), 0)
 
-		var total int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM activity WHERE issue_id = ?`, r.rowid).Scan(&total); err != nil {
+		total, err := activityCount(ctx, tx, r)
+		if err != nil {
 			return err
 		}
 		if nActivity > 0 {

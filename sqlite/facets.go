@@ -8,19 +8,47 @@ import (
 )
 
 // facetTally counts a list's facets. The enum facets count in arrays, by
-// the codes each row carries (see row.setCodes), and the
-// free-text facets by exact spelling, folded case-insensitively once at
-// the end: eight map increments with hashed string keys per row were a
-// fifth of a list's time on a large project.
+// the codes each row carries (see row.setCodes), and the free-text facets
+// and seeds by the ids the project's index gave their values (see
+// projIndex.name), folded case-insensitively once at the end: eight map
+// increments with hashed string keys per row were a fifth of a list's time
+// on a large project.
 type facetTally struct {
-	status, kind, priority, size []int
+	status, kind, priority, size enumTally
 	area, milestone              idCounts[string]
 	seed                         idCounts[int64]
 	merged                       int
-	odd                          desk.Counts // values outside the enums (a hand-edited file), counted as they are
-	// Rows outside any index have no facet ids: their values count here.
-	oddArea, oddMilestone spellings
-	oddSeed               map[int64]int
+}
+
+// enumTally counts an enum facet by code, and values outside the enum (a
+// hand-edited file) as they are.
+type enumTally struct {
+	n   []int
+	odd map[string]int
+}
+
+func newEnumTally(set []string) enumTally {
+	return enumTally{n: make([]int, len(set)), odd: map[string]int{}}
+}
+
+func (t *enumTally) add(code int8, v string) {
+	if code >= 0 {
+		t.n[code]++
+	} else {
+		t.odd[v]++
+	}
+}
+
+// into adds the counts to dst, each value of set under key(value).
+func (t *enumTally) into(dst map[string]int, set []string, key func(string) string) {
+	for i, v := range set {
+		if t.n[i] > 0 {
+			dst[key(v)] += t.n[i]
+		}
+	}
+	for v, n := range t.odd {
+		dst[key(v)] += n
+	}
 }
 
 // idCounts counts values by the id a project's index gave them, keeping
@@ -53,10 +81,8 @@ var sizeOrder = []string{"S", "M", "L", ""}
 
 func newFacetTally() *facetTally {
 	return &facetTally{
-		status: make([]int, len(desk.Statuses)), kind: make([]int, len(desk.Kinds)),
-		priority: make([]int, len(desk.Priorities)), size: make([]int, len(sizeOrder)),
-		oddArea: spellings{n: map[string]int{}}, oddMilestone: spellings{n: map[string]int{}},
-		oddSeed: map[int64]int{}, odd: newCounts(),
+		status: newEnumTally(desk.Statuses), kind: newEnumTally(desk.Kinds),
+		priority: newEnumTally(desk.Priorities), size: newEnumTally(sizeOrder),
 	}
 }
 
@@ -77,45 +103,26 @@ func (t *facetTally) countRow(r *row, ok int) {
 
 // count adds r to facet i (one of the f* constants).
 func (t *facetTally) count(i int, r *row) {
-	enum := func(n []int, code int8, v string, odd map[string]int) {
-		if code >= 0 {
-			n[code]++
-		} else {
-			odd[v]++
-		}
-	}
 	switch i {
 	case fStatus:
-		enum(t.status, r.st, r.Status, t.odd.Status)
+		t.status.add(r.st, r.Status)
 	case fKind:
-		enum(t.kind, r.kd, r.Kind, t.odd.Kind)
+		t.kind.add(r.kd, r.Kind)
 	case fPriority:
-		enum(t.priority, r.pr, r.Priority, t.odd.Priority)
+		t.priority.add(r.pr, r.Priority)
 	case fArea:
-		if r.areaID != 0 {
-			if t.area.add(r.areaID) {
-				t.area.first(r.areaID, r.Area)
-			}
-		} else if !r.named && r.Area != "" {
-			t.oddArea.add(r.Area)
+		if r.areaID != 0 && t.area.add(r.areaID) {
+			t.area.first(r.areaID, r.Area)
 		}
 	case fSeed:
-		if r.seedID != 0 {
-			if t.seed.add(r.seedID) {
-				t.seed.first(r.seedID, *r.seed)
-			}
-		} else if !r.named && r.seed != nil {
-			t.oddSeed[*r.seed]++
+		if r.seedID != 0 && t.seed.add(r.seedID) {
+			t.seed.first(r.seedID, *r.seed)
 		}
 	case fSize:
-		enum(t.size, r.sz, r.Size, t.odd.Size)
+		t.size.add(r.sz, r.Size)
 	case fMilestone:
-		if r.milestoneID != 0 {
-			if t.milestone.add(r.milestoneID) {
-				t.milestone.first(r.milestoneID, r.Milestone)
-			}
-		} else if !r.named && r.Milestone != "" {
-			t.oddMilestone.add(r.Milestone)
+		if r.milestoneID != 0 && t.milestone.add(r.milestoneID) {
+			t.milestone.first(r.milestoneID, r.Milestone)
 		}
 	case fMerged:
 		if r.mergedID != 0 {
@@ -126,79 +133,31 @@ func (t *facetTally) count(i int, r *row) {
 
 // into adds the tally to counts, which newCounts made.
 func (t *facetTally) into(c *desk.Counts) {
-	add := func(dst map[string]int, set []string, n []int, always bool) {
-		for i, v := range set {
-			if n[i] > 0 || always {
-				dst[v] += n[i]
-			}
-		}
-	}
-	add(c.Status, desk.Statuses, t.status, true)
-	add(c.Kind, desk.Kinds, t.kind, true)
-	add(c.Priority, desk.Priorities, t.priority, true)
-	for i, v := range sizeOrder {
-		if t.size[i] > 0 {
-			c.Size[sizeKey(v)] += t.size[i]
-		}
-	}
-	for _, pair := range []struct{ dst, src map[string]int }{
-		{c.Status, t.odd.Status}, {c.Kind, t.odd.Kind}, {c.Priority, t.odd.Priority},
-	} {
-		for v, n := range pair.src {
-			pair.dst[v] += n
-		}
-	}
-	for v, n := range t.odd.Size {
-		c.Size[sizeKey(v)] += n
-	}
-	for _, w := range []struct {
-		ids *idCounts[string]
-		odd *spellings
-		dst map[string]int
-	}{{&t.area, &t.oddArea, c.Area}, {&t.milestone, &t.oddMilestone, c.Milestone}} {
-		// In the order first seen, as when every value counted by text.
-		for i, id := range w.ids.order {
-			v := w.ids.values[i]
-			if _, ok := w.odd.n[v]; !ok {
-				w.odd.order = append(w.odd.order, v)
-			}
-			w.odd.n[v] += w.ids.n[id]
-		}
-		w.odd.fold(w.dst)
-	}
+	t.status.into(c.Status, desk.Statuses, asIs)
+	t.kind.into(c.Kind, desk.Kinds, asIs)
+	t.priority.into(c.Priority, desk.Priorities, asIs)
+	t.size.into(c.Size, sizeOrder, sizeKey)
+	foldSpellings(&t.area, c.Area)
+	foldSpellings(&t.milestone, c.Milestone)
 	for i, id := range t.seed.order {
-		t.oddSeed[t.seed.values[i]] += t.seed.n[id]
-	}
-	for s, n := range t.oddSeed {
-		c.Seed[strconv.FormatInt(s, 10)] += n
+		c.Seed[strconv.FormatInt(t.seed.values[i], 10)] += t.seed.n[id]
 	}
 	c.Merged += t.merged
 }
 
-// spellings counts a free-text value by its exact spelling, remembering
-// the order spellings were first seen in.
-type spellings struct {
-	n     map[string]int
-	order []string
-}
+func asIs(v string) string { return v }
 
-func (s *spellings) add(v string) {
-	if _, ok := s.n[v]; !ok {
-		s.order = append(s.order, v)
-	}
-	s.n[v]++
-}
-
-// fold adds the counts to dst, case variants together under the spelling
-// seen first, as a list shows them.
-func (s *spellings) fold(dst map[string]int) {
+// foldSpellings adds counts of free text to dst, case variants together
+// under the spelling seen first, as a list shows them.
+func foldSpellings(c *idCounts[string], dst map[string]int) {
 	first := map[string]string{}
-	for _, v := range s.order {
+	for i, id := range c.order {
+		v := c.values[i]
 		k := strings.ToLower(v)
-		c, ok := first[k]
+		f, ok := first[k]
 		if !ok {
-			first[k], c = v, v
+			first[k], f = v, v
 		}
-		dst[c] += s.n[v]
+		dst[f] += c.n[id]
 	}
 }

@@ -225,7 +225,7 @@ func (p *projIndex) put(r *row, owned map[*projIndex]bool) {
 // parent's and its merge target's, which are in the same project.
 func (p *projIndex) name(r *row) {
 	r.Project, r.prefix = p.slug, p.prefix
-	r.areaID, r.milestoneID, r.named = p.word(r.Area), p.word(r.Milestone), true
+	r.areaID, r.milestoneID = p.word(r.Area), p.word(r.Milestone)
 	if r.seed != nil {
 		id, ok := p.seeds[*r.seed]
 		if !ok {

@@ -337,34 +337,15 @@ func smallest[T any](items []T, n int, cmp func(a, b T) int) []T {
 // rankAreas numbers the areas of rows alphabetically (case folded), with
 // the empty area last, for the backlog order.
 func rankAreas(rows []*row) func(*row) int {
-	// Rows of the index carry their area's id: its folded name is made
-	// once per id, not once per row.
-	var byID []string // folded area by id; "" also for ids not seen
-	var seenID []bool
-	seen := map[string]bool{}
-	var names []string
-	note := func(a string) {
-		if !seen[a] {
-			seen[a] = true
-			names = append(names, a)
-		}
-	}
+	// Each area's folded name is made once per id (0: no area), not once
+	// per row.
+	var ids idCounts[string]
 	for _, r := range rows {
-		if !r.named {
-			note(strings.ToLower(r.Area))
-			continue
-		}
-		id := int(r.areaID)
-		if id >= len(byID) {
-			byID = append(byID, make([]string, id+1-len(byID)+len(byID)/2)...)
-			seenID = append(seenID, make([]bool, len(byID)-len(seenID))...)
-		}
-		if !seenID[id] {
-			seenID[id] = true
-			byID[id] = strings.ToLower(r.Area)
-			note(byID[id])
+		if ids.add(r.areaID) {
+			ids.first(r.areaID, strings.ToLower(r.Area))
 		}
 	}
+	names := slices.Clone(ids.values)
 	slices.SortFunc(names, func(a, b string) int {
 		if (a == "") != (b == "") {
 			if a == "" {
@@ -374,20 +355,16 @@ func rankAreas(rows []*row) func(*row) int {
 		}
 		return strings.Compare(a, b)
 	})
+	names = slices.Compact(names)
 	rank := make(map[string]int, len(names))
 	for i, n := range names {
 		rank[n] = i
 	}
-	rankByID := make([]int, len(byID))
-	for id, a := range byID {
-		rankByID[id] = rank[a]
+	rankByID := make([]int, len(ids.n))
+	for i, id := range ids.order {
+		rankByID[id] = rank[ids.values[i]]
 	}
-	return func(r *row) int {
-		if r.named && int(r.areaID) < len(rankByID) {
-			return rankByID[r.areaID]
-		}
-		return rank[strings.ToLower(r.Area)]
-	}
+	return func(r *row) int { return rankByID[r.areaID] }
 }
 
 // codeRank is an enum code as a sort rank: a value outside the enum (-1)

@@ -178,7 +178,7 @@ func overview(d *desk.ProjectDetail, heads []*row) string {
 	}
 	// A large project has tens of thousands of rows: they are counted by
 	// their codes and ids, and the texts are folded once per value.
-	statuses := make([]int, len(desk.Statuses))
+	statuses := newEnumTally(desk.Statuses)
 	var areaIDs idCounts[string]
 	var last int64 = -1
 	lastAt := ""
@@ -189,18 +189,9 @@ func overview(d *desk.ProjectDetail, heads []*row) string {
 		if r.mergedID != 0 {
 			continue
 		}
-		if r.st >= 0 {
-			statuses[r.st]++
-		} else {
-			d.Counts[r.Status]++
-		}
-		switch {
-		case r.areaID != 0:
-			if areaIDs.add(r.areaID) {
-				areaIDs.first(r.areaID, r.Area)
-			}
-		case !r.named && r.Area != "":
-			count(areas, r.Area, 1)
+		statuses.add(r.st, r.Status)
+		if r.areaID != 0 && areaIDs.add(r.areaID) {
+			areaIDs.first(r.areaID, r.Area)
 		}
 		if r.tagsRaw != "[]" {
 			for _, t := range r.tags() {
@@ -208,9 +199,7 @@ func overview(d *desk.ProjectDetail, heads []*row) string {
 			}
 		}
 	}
-	for i, n := range statuses {
-		d.Counts[desk.Statuses[i]] += n
-	}
+	statuses.into(d.Counts, desk.Statuses, asIs)
 	for i, id := range areaIDs.order {
 		count(areas, areaIDs.values[i], areaIDs.n[id])
 	}

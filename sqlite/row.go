@@ -25,10 +25,10 @@ type row struct {
 	tr             int8 // the status's place in the triage order
 
 	// The free-text facets (area, milestone) and the seed as ids of their
-	// project's index (0: none, or a row outside any index), so that a
-	// list counts them in arrays rather than in maps keyed by text.
+	// project's index (0: none), so that a list counts them in arrays
+	// rather than in maps keyed by text. Every row of an index has them
+	// (projIndex.name), and only rows of an index are listed or counted.
 	areaID, milestoneID, seedID int32
-	named                       bool // the ids are set: a 0 id means no value
 
 	// The times as milliseconds, for sorting without comparing text.
 	created, updated int64

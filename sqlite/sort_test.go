@@ -32,6 +32,7 @@ func TestPagesFromSelectionMatchAFullSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	day0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	areas := []string{"", "terrain", "Terrain", "ui", "audio"}
+	p := &projIndex{slug: "mygame", prefix: "MG", words: map[string]int32{}, seeds: map[int64]int32{}}
 	rows := make([]*row, 2000)
 	for i := range rows {
 		is := desk.Issue{
@@ -42,6 +43,8 @@ func TestPagesFromSelectionMatchAFullSort(t *testing.T) {
 			CreatedAt: desk.FormatTime(day0.AddDate(0, -3, r.IntN(20))),
 		}
 		rows[i] = &row{Issue: is, rowid: int64(i + 1)}
+		rows[i].setCodes()
+		p.name(rows[i]) // as the index names every row
 	}
 	for _, sort := range desk.Sorts {
 		f := &desk.IssueFilter{Sort: sort}

@@ -174,8 +174,8 @@ func (l *Location) SeededCommands() []LocationCommand {
 	return out
 }
 
-var gotoStatement = lazyRegexp(`^\s*/goto\b`)
-var seedWord = lazyRegexp(`(?i)\bseed\b`)
+var gotoStatement = LazyRegexp(`^\s*/goto\b`)
+var seedWord = LazyRegexp(`(?i)\bseed\b`)
 
 // SeedCommand adds " seed N" to the first /goto statement of cmd (statements
 // are separated by ';') unless it already names a seed. A /goto only lands
@@ -310,7 +310,7 @@ const (
 	MaxListLimit     = 5000
 )
 
-var issueKey = lazyRegexp(`^\s*([A-Za-z][A-Za-z0-9]{0,7})-(\d{1,9})\s*$`)
+var issueKey = LazyRegexp(`^\s*([A-Za-z][A-Za-z0-9]{0,7})-(\d{1,9})\s*$`)
 
 // ParseIssueKey splits "MG-12" (any case, surrounding space allowed) into its
 // upper-case prefix and number.

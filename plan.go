@@ -125,7 +125,7 @@ func DecodeSteps(raw json.RawMessage) ([]Step, error) {
 	return steps, nil
 }
 
-var stepLine = lazyRegexp(`^\s*(?:[-*+]\s*(?:\[( |x|X|~|-)\]\s*)?|\d+[.)]\s*(?:\[( |x|X|~|-)\]\s*)?)(.*)$`)
+var stepLine = LazyRegexp(`^\s*(?:[-*+]\s*(?:\[( |x|X|~|-)\]\s*)?|\d+[.)]\s*(?:\[( |x|X|~|-)\]\s*)?)(.*)$`)
 
 // ParseStepsText reads a steps file: a JSON list, or one step per line in
 // markdown ("- [x] done", "- [~] doing", "- [-] dropped", "- [ ] todo",

@@ -130,8 +130,8 @@ func (p NotifyPatch) Apply(n Notify) Notify {
 }
 
 var (
-	slugPattern   = lazyRegexp(`^[a-z0-9][a-z0-9-]{0,39}$`)
-	prefixPattern = lazyRegexp(`^[A-Z][A-Z0-9]{0,7}$`)
+	slugPattern   = LazyRegexp(`^[a-z0-9][a-z0-9-]{0,39}$`)
+	prefixPattern = LazyRegexp(`^[A-Z][A-Z0-9]{0,7}$`)
 )
 
 // ValidSlug reports whether slug is a project slug: 1-40 lower-case letters,

@@ -4,9 +4,7 @@ import (
 	"crypto/subtle"
 	"net"
 	"net/http"
-	"regexp"
 	"strings"
-	"sync"
 
 	"desk"
 )
@@ -55,11 +53,8 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// Compiled on first use: every desk process links this package, and most
-// of them (hooks, the CLI) never serve a request.
-var loopbackHost = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?i:127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$`)
-})
+// Most desk processes (hooks, the CLI) never serve a request.
+var loopbackHost = desk.LazyRegexp(`^(?i:127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$`)
 
 // guard applies the rules every request must pass: a loopback client and a
 // loopback Host name (unless the server runs with --lan), which also stops

@@ -1,10 +1,10 @@
 package install
 
 import (
-	"regexp"
 	"runtime"
 	"strings"
-	"sync"
+
+	"desk"
 )
 
 // The three hook commands desk provides. Context hooks print what the agent
@@ -19,9 +19,7 @@ const (
 
 // deskHookPattern recognises a hook command desk wrote, whatever path the
 // desk binary had then: "<desk> hook <name> --client <client>".
-var deskHookPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|[\s/\\"'])hook (session-start|user-prompt-submit|event) --client [a-z0-9-]+`)
-})
+var deskHookPattern = desk.LazyRegexp(`(^|[\s/\\"'])hook (session-start|user-prompt-submit|event) --client [a-z0-9-]+`)
 
 func isDeskHookCommand(cmd string) bool { return deskHookPattern().MatchString(cmd) }
 

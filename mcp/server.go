@@ -174,19 +174,19 @@ func (s *server) call(ctx context.Context, t *tool, raw json.RawMessage) (res *s
 	if err != nil {
 		return s.errorResult(t.name, err)
 	}
-	if !t.readOnly {
-		s.touched(ctx, a, out)
-	}
 	var text string
+	var answer []byte // the answer as JSON, when it is not plain text
 	switch v := out.(type) {
 	case string:
 		text = v
 	default:
-		b, err := marshal(v)
-		if err != nil {
+		if answer, err = marshal(v); err != nil {
 			return s.errorResult(t.name, err)
 		}
-		text = string(b)
+		text = string(answer)
+	}
+	if !t.readOnly {
+		s.touched(ctx, a, answer)
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
 }
@@ -198,22 +198,23 @@ const touchEvery = time.Minute
 // touched tells the store which issues a write tool worked on, so that
 // the Agents view and the issue itself show which session is on it. The
 // issues are the ones the call named (id, child, target, issue) and the
-// one its answer describes (a new issue). It writes after the call has
-// answered, at most once a minute per issue, and a failure only costs
-// that link, never the call.
-func (s *server) touched(ctx context.Context, a *args, out any) {
+// one its answer describes (a new issue; answer is the call's answer as
+// JSON, nil for a plain-text one). It writes after the call has answered,
+// at most once a minute per issue, and a failure only costs that link,
+// never the call.
+func (s *server) touched(ctx context.Context, a *args, answer []byte) {
 	keys := map[string]bool{}
 	for _, name := range []string{"id", "child", "target", "issue"} {
 		if k := a.str(name); k != "" {
 			keys[k] = true
 		}
 	}
-	if b, err := json.Marshal(out); err == nil {
-		var answer struct {
+	if answer != nil {
+		var about struct {
 			ID string `json:"id"`
 		}
-		if json.Unmarshal(b, &answer) == nil && answer.ID != "" {
-			keys[answer.ID] = true
+		if json.Unmarshal(answer, &about) == nil && about.ID != "" {
+			keys[about.ID] = true
 		}
 	}
 	now := s.opts.Now()

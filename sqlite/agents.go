@@ -423,18 +423,6 @@ func (db *DB) AgentTouched(ctx context.Context, client, provider, cwd, issue str
 	})
 }
 
-// AgentTouch returns one issue touch.
-func (db *DB) AgentTouch(ctx context.Context, id int64) (*AgentTouch, error) {
-	l, err := db.agentTouches(ctx, `t.id = ?`, id)
-	if err != nil {
-		return nil, err
-	}
-	if len(l) == 0 {
-		return nil, notFound("no agent touch %d", id)
-	}
-	return l[0], nil
-}
-
 // AgentTouchesAfter returns the issue touches recorded after touch after,
 // oldest first, at most 1000, for a server to follow cheaply.
 func (db *DB) AgentTouchesAfter(ctx context.Context, after int64) ([]*AgentTouch, error) {

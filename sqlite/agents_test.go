@@ -234,9 +234,12 @@ func TestAgentTouchedMatchesByProviderIDOrWaitsForTheServer(t *testing.T) {
 	if len(rows) != 1 || rows[0].Action != "touched" || rows[0].Actor != "rec" || rows[0].Issue == nil || *rows[0].Issue != is.ID || rows[0].Project != "mygame" {
 		t.Fatalf("touch feed = %+v", rows)
 	}
-	tt, err := db.AgentTouch(ctx, rows[0].ID)
-	if err != nil || tt.Session != "rec" || tt.Issue != is.ID || tt.Cwd != "/src/game" {
-		t.Fatalf("touch = %+v, %v", tt, err)
+	touches, err := db.AgentTouchesAfter(ctx, rows[0].ID-1)
+	if err != nil || len(touches) == 0 {
+		t.Fatalf("touches after %d: %+v, %v", rows[0].ID-1, touches, err)
+	}
+	if tt := touches[0]; tt.Session != "rec" || tt.Issue != is.ID || tt.Cwd != "/src/game" {
+		t.Fatalf("touch = %+v", tt)
 	}
 
 	// By folder only: recorded, unmatched, for the server to match.

@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"desk"
 )
 
 // Server is a running `desk serve` process.
@@ -25,7 +26,7 @@ type Server struct {
 	logs []string // the last lines it wrote, for a failure's message
 }
 
-var servingAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`) })
+var servingAt = desk.LazyRegexp(`http://127\.0\.0\.1:[0-9]+`)
 
 // StartServer runs `bin --data data serve --port 0`, with env added to its
 // environment, and waits until it answers /api/health.

@@ -429,6 +429,13 @@ func (db *DB) AgentTouchesAfter(ctx context.Context, after int64) ([]*AgentTouch
 	return db.agentTouches(ctx, `t.id > ?`, after)
 }
 
+// LastAgentTouch returns the id of the latest issue touch, 0 for none.
+func (db *DB) LastAgentTouch(ctx context.Context) (int64, error) {
+	var id int64
+	err := db.read.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM agent_session_issues`).Scan(&id)
+	return id, err
+}
+
 // UnmatchedAgentTouches returns the issue touches not yet tied to a session,
 // made at or after since, oldest first.
 func (db *DB) UnmatchedAgentTouches(ctx context.Context, since time.Time) ([]*AgentTouch, error) {

@@ -40,6 +40,7 @@ type Store interface {
 	TrimAgentEvents(ctx context.Context, sessions []string) error
 	LoadAgents(ctx context.Context, since time.Time, limit int) ([]agent.Session, error)
 	AgentTouchesAfter(ctx context.Context, after int64) ([]*sqlite.AgentTouch, error)
+	LastAgentTouch(ctx context.Context) (int64, error)
 	UnmatchedAgentTouches(ctx context.Context, since time.Time) ([]*sqlite.AgentTouch, error)
 	PruneAgents(ctx context.Context, before time.Time) (int, error)
 }

@@ -122,6 +122,14 @@ func (s *Service) followTouches() {
 // matchOpenTouches matches the touches made while no server ran, and
 // notes where following them starts.
 func (s *Service) matchOpenTouches(ctx context.Context) error {
+	// Following starts after the latest touch as it is before the
+	// unmatched ones are read: a touch an agent makes in between is then
+	// followed too (matched twice at worst, which adds nothing new), never
+	// missed by both.
+	last, err := s.store.LastAgentTouch(ctx)
+	if err != nil {
+		return fmt.Errorf("read the latest agent touch: %w", err)
+	}
 	open, err := s.store.UnmatchedAgentTouches(ctx, s.opts.Now().Add(-24*time.Hour))
 	if err != nil {
 		return fmt.Errorf("read unmatched agent touches: %w", err)
@@ -129,18 +137,8 @@ func (s *Service) matchOpenTouches(ctx context.Context) error {
 	for _, t := range open {
 		s.match(t)
 	}
-	// Everything up to now is matched or too old to match; read on from
-	// the latest touch, matched or not.
-	for {
-		ts, err := s.store.AgentTouchesAfter(ctx, s.lastTouch)
-		if err != nil {
-			return fmt.Errorf("read agent touches: %w", err)
-		}
-		if len(ts) == 0 {
-			return nil
-		}
-		s.lastTouch = ts[len(ts)-1].ID
-	}
+	s.lastTouch = last
+	return nil
 }
 
 // match ties one touch to its session and queues the change.

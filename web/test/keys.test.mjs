@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { keyMap } from '../static/js/keyboard.js';
+import { agentKeyMap, keyMap } from '../static/js/keyboard.js';
 import { KEYS } from '../static/js/dialogs/help.js';
 import { suggestPrefix, suggestSlug } from '../static/js/dialogs/new-project.js';
 
@@ -33,4 +33,18 @@ test('a new project gets a slug and prefix suggested from its name', () => {
   assert.equal(suggestPrefix('Star Forge'), 'ST');
   assert.equal(suggestPrefix('2048 Deluxe'), 'DE');
   assert.equal(suggestPrefix('!!'), '');
+});
+
+test('the Agents view keeps the keys that do not act on the hidden list or issue', () => {
+  const calls = [];
+  const app = new Proxy({ agentsView: { move: (d) => calls.push(`move ${d}`), escape: () => calls.push('escape') } }, {
+    get: (target, name) => (name in target ? target[name] : () => calls.push(String(name))),
+  });
+  const map = agentKeyMap(app);
+  for (const key of ['p', 'f', 'c', 's', 'y', 'e', 'x', 'm', 'o', 'Enter', 'b', '0', '1']) assert.equal(map[key], undefined, key);
+  map.j();
+  map.ArrowUp();
+  map.Escape();
+  map.a();
+  assert.deepEqual(calls, ['move 1', 'move -1', 'escape', 'toggleAgents']);
 });

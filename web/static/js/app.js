@@ -641,10 +641,6 @@ export class DeskApp {
   }
 
   moveCursor(delta) {
-    if (this.route.agents) {
-      this.agentsView?.move(delta);
-      return;
-    }
     if (!this.order.length) return;
     const at = this.cursor ? this.positionOf(this.cursor) : -1;
     const next = at < 0 ? (delta > 0 ? 0 : this.order.length - 1) : Math.max(0, Math.min(this.order.length - 1, at + delta));
@@ -657,7 +653,6 @@ export class DeskApp {
   }
 
   openCursor() {
-    if (this.route.agents) return;
     if (this.cursor) this.openIssue(this.cursor);
     else if (this.order.length) this.openIssue(this.order[0]);
   }
@@ -676,10 +671,6 @@ export class DeskApp {
   }
 
   escape() {
-    if (this.route.agents) {
-      this.agentsView?.escape();
-      return;
-    }
     if (this.selection.size) this.clearSelection();
     else if (this.route.issue || this.route.handoff) this.closeDetail();
   }

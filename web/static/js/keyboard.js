@@ -42,14 +42,37 @@ export function keyMap(app) {
   return map;
 }
 
+// Keys that work the same in the Agents view.
+const SHARED_KEYS = ['h', 'a', 'n', 'q', '/', 'r', 't', '?'];
+
+/**
+ * The keys of the Agents view: moving and Esc work on its sessions, and
+ * the keys that act on the list or the open issue, which it hides, do
+ * nothing there.
+ * @param {import('./app.js').DeskApp} app
+ * @returns {Record<string, () => void>}
+ */
+export function agentKeyMap(app) {
+  const all = keyMap(app);
+  const map = Object.fromEntries(SHARED_KEYS.map((k) => [k, all[k]]));
+  return Object.assign(map, {
+    j: () => app.agentsView?.move(1),
+    ArrowDown: () => app.agentsView?.move(1),
+    k: () => app.agentsView?.move(-1),
+    ArrowUp: () => app.agentsView?.move(-1),
+    Escape: () => app.agentsView?.escape(),
+  });
+}
+
 export function installKeyboard(app) {
-  const map = keyMap(app);
+  const list = keyMap(app);
+  const agents = agentKeyMap(app);
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (isTyping(e.target) || dialogOpen()) return;
     // Enter on a button or link does what the button or link says.
     if (e.key === 'Enter' && e.target instanceof Element && e.target.closest('button, a, [role="button"], summary, .splitter')) return;
-    const action = map[e.key];
+    const action = (app.route.agents ? agents : list)[e.key];
     if (!action) return;
     e.preventDefault();
     action();

@@ -82,13 +82,14 @@ func (d *IssueDetail) MarshalJSON() ([]byte, error) {
 }
 
 // DetailLists is a detail's comments, attachments and activity written as
-// JSON, each list on its own so that the next version of a busy issue,
-// which only adds to them, extends them instead of writing them again.
+// JSON, kept so that the next version of a busy issue, which only adds to
+// them, extends them instead of writing them again.
 type DetailLists struct {
-	comments, attachments, activity []byte
 	// All is the three fields, each after its comma, as IssueDetail.Lists
 	// holds them.
 	All []byte
+	// lists are where each list's JSON stands in All.
+	lists [3][2]int
 }
 
 // NewDetailLists writes the lists.
@@ -100,49 +101,63 @@ func NewDetailLists(comments []*Comment, attachments []*Attachment, activity []*
 // with the last newComments, newAttachments and newActivity entries added.
 // On nil lists it writes every entry.
 func (l *DetailLists) Extend(comments []*Comment, attachments []*Attachment, activity []*Activity, newComments, newAttachments, newActivity int) *DetailLists {
-	var prev DetailLists
+	n := &DetailLists{}
+	size := 64
 	if l != nil {
-		prev = *l
+		size += len(l.All) + (newComments+newAttachments+newActivity)*512
 	}
-	n := &DetailLists{
-		comments:    extendList(prev.comments, comments, newComments, (*Comment).AppendJSON),
-		attachments: extendList(prev.attachments, attachments, newAttachments, (*Attachment).appendJSON),
-		activity:    extendList(prev.activity, activity, newActivity, (*Activity).appendJSON),
-	}
-	b := make([]byte, 0, len(n.comments)+len(n.attachments)+len(n.activity)+48)
-	b = append(append(b, `,"comments":`...), n.comments...)
-	b = append(append(b, `,"attachments":`...), n.attachments...)
-	b = append(append(b, `,"activity":`...), n.activity...)
-	n.All = b
+	n.All = appendDetailLists(make([]byte, 0, size), l, &n.lists, comments, attachments, activity, newComments, newAttachments, newActivity)
 	return n
-}
-
-// extendList returns list as JSON, from prev (list but its last added
-// entries) when that saves writing the older ones.
-func extendList[T any](prev []byte, list []*T, added int, each func(*T, []byte) []byte) []byte {
-	switch {
-	case list == nil || added >= len(list) || len(prev) < 2 || prev[0] != '[':
-		return appendList(nil, list, each)
-	case added == 0:
-		return prev // never changed: shared between versions
-	}
-	b := make([]byte, len(prev)-1, len(prev)+added*512)
-	copy(b, prev) // all but the closing bracket
-	for _, v := range list[len(list)-added:] {
-		b = each(v, append(b, ','))
-	}
-	return append(b, ']')
 }
 
 // AppendDetailLists appends the comments, attachments and activity fields
 // of a detail, each after its comma, as IssueDetail.Lists holds them.
 func AppendDetailLists(b []byte, comments []*Comment, attachments []*Attachment, activity []*Activity) []byte {
-	b = append(b, `,"comments":`...)
-	b = appendList(b, comments, (*Comment).AppendJSON)
-	b = append(b, `,"attachments":`...)
-	b = appendList(b, attachments, (*Attachment).appendJSON)
-	b = append(b, `,"activity":`...)
-	return appendList(b, activity, (*Activity).appendJSON)
+	return appendDetailLists(b, nil, nil, comments, attachments, activity, len(comments), len(attachments), len(activity))
+}
+
+// appendDetailLists appends the three fields, each list extended from
+// prev's (nil: written whole), and notes in at, unless nil, where each
+// list's JSON stands in b.
+func appendDetailLists(b []byte, prev *DetailLists, at *[3][2]int, comments []*Comment, attachments []*Attachment, activity []*Activity, newComments, newAttachments, newActivity int) []byte {
+	old := func(i int) []byte {
+		if prev == nil {
+			return nil
+		}
+		return prev.All[prev.lists[i][0]:prev.lists[i][1]]
+	}
+	for i, key := range [3]string{`,"comments":`, `,"attachments":`, `,"activity":`} {
+		b = append(b, key...)
+		start := len(b)
+		switch i {
+		case 0:
+			b = extendList(b, old(i), comments, newComments, (*Comment).AppendJSON)
+		case 1:
+			b = extendList(b, old(i), attachments, newAttachments, (*Attachment).appendJSON)
+		case 2:
+			b = extendList(b, old(i), activity, newActivity, (*Activity).appendJSON)
+		}
+		if at != nil {
+			at[i] = [2]int{start, len(b)}
+		}
+	}
+	return b
+}
+
+// extendList appends list as JSON, from prev (list but its last added
+// entries) when that saves writing the older ones.
+func extendList[T any](b, prev []byte, list []*T, added int, each func(*T, []byte) []byte) []byte {
+	switch {
+	case list == nil || added >= len(list) || len(prev) < 2 || prev[0] != '[':
+		return appendList(b, list, each)
+	case added == 0:
+		return append(b, prev...)
+	}
+	b = append(b, prev[:len(prev)-1]...) // all but the closing bracket
+	for _, v := range list[len(list)-added:] {
+		b = each(v, append(b, ','))
+	}
+	return append(b, ']')
 }
 
 func appendList[T any](b []byte, list []*T, each func(*T, []byte) []byte) []byte {

@@ -21,43 +21,9 @@ func (d *IssueDetail) AppendJSON(b []byte) []byte {
 		b = AppendDetailLists(b, d.Comments, d.Attachments, d.Activity)
 	}
 	b = append(b, `,"children":`...)
-	if d.Children == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range d.Children {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			c := &d.Children[i]
-			b = append(b, `{"id":`...)
-			b = appendString(b, c.ID)
-			b = appendField(b, "title", c.Title)
-			b = appendField(b, "status", c.Status)
-			b = appendField(b, "kind", c.Kind)
-			b = appendField(b, "priority", c.Priority)
-			b = appendProgress(b, c.Progress)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendValues(b, d.Children, (*ChildInfo).appendJSON)
 	b = append(b, `,"merged_sources":`...)
-	if d.MergedSources == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, m := range d.MergedSources {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"id":`...)
-			b = appendString(b, m.ID)
-			b = appendField(b, "title", m.Title)
-			b = appendField(b, "merged_at", m.MergedAt)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = appendValues(b, d.MergedSources, (*MergedSource).appendJSON)
 	b = append(b, `,"parent_info":`...)
 	if p := d.ParentInfo; p == nil {
 		b = append(b, "null"...)
@@ -156,6 +122,40 @@ func extendList[T any](b, prev []byte, list []*T, added int, each func(*T, []byt
 	b = append(b, prev[:len(prev)-1]...) // all but the closing bracket
 	for _, v := range list[len(list)-added:] {
 		b = each(v, append(b, ','))
+	}
+	return append(b, ']')
+}
+
+func (c *ChildInfo) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, c.ID)
+	b = appendField(b, "title", c.Title)
+	b = appendField(b, "status", c.Status)
+	b = appendField(b, "kind", c.Kind)
+	b = appendField(b, "priority", c.Priority)
+	b = appendProgress(b, c.Progress)
+	return append(b, '}')
+}
+
+func (m *MergedSource) appendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, m.ID)
+	b = appendField(b, "title", m.Title)
+	b = appendField(b, "merged_at", m.MergedAt)
+	return append(b, '}')
+}
+
+// appendValues is appendList for a slice of values.
+func appendValues[T any](b []byte, list []T, each func(*T, []byte) []byte) []byte {
+	if list == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = each(&list[i], b)
 	}
 	return append(b, ']')
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -51,14 +52,7 @@ type row struct {
 
 // setCodes fills the enum codes from the enum fields.
 func (r *row) setCodes() {
-	code := func(set []string, v string) int8 {
-		for i, s := range set {
-			if s == v {
-				return int8(i)
-			}
-		}
-		return -1
-	}
+	code := func(set []string, v string) int8 { return int8(slices.Index(set, v)) } // -1: not in set
 	r.st, r.kd, r.pr = code(desk.Statuses, r.Status), code(desk.Kinds, r.Kind), code(desk.Priorities, r.Priority)
 	r.sz = code(sizeOrder, r.Size)
 	r.tr = code(desk.TriageOrder, r.Status)

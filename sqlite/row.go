@@ -132,102 +132,98 @@ func decodeLocation(raw string) desk.Location {
 // with either key left out, each once, and plain strings (see plainString).
 func plainLocation(raw string) (desk.Location, bool) {
 	var l desk.Location
-	s, ok := strings.CutPrefix(raw, "{")
-	if !ok {
-		return l, false
-	}
-	if s == "}" {
-		return l, true
-	}
 	var seen [2]bool
-	for {
-		var key string
-		if key, s, ok = plainString(s); !ok {
-			return l, false
-		}
-		if s, ok = strings.CutPrefix(s, ":"); !ok {
-			return l, false
-		}
-		switch key {
-		case "command":
-			if seen[0] {
-				return l, false
-			}
-			seen[0] = true
-			if l.Command, s, ok = plainString(s); !ok {
-				return l, false
-			}
-		case "commands":
-			if seen[1] {
-				return l, false
-			}
-			seen[1] = true
-			if l.Commands, s, ok = plainCommands(s); !ok {
-				return l, false
-			}
-		default:
-			return l, false
-		}
+	rest, ok := plainObject(raw, func(key, s string) (string, bool) {
+		ok := false
 		switch {
-		case s == "}":
-			return l, true
-		case strings.HasPrefix(s, ","):
-			s = s[1:]
-		default:
-			return l, false
+		case key == "command" && !seen[0]:
+			seen[0] = true
+			l.Command, s, ok = plainString(s)
+		case key == "commands" && !seen[1]:
+			seen[1] = true
+			l.Commands, s, ok = plainCommands(s)
 		}
-	}
+		return s, ok
+	})
+	return l, ok && rest == ""
 }
 
 // plainCommands reads [{"command":"…","label":"…"},…] from the start of s,
 // returning what follows it.
 func plainCommands(s string) ([]desk.LocationCommand, string, bool) {
-	s, ok := strings.CutPrefix(s, "[")
-	if !ok {
-		return nil, s, false
-	}
-	if rest, ok := strings.CutPrefix(s, "]"); ok {
-		return []desk.LocationCommand{}, rest, true
-	}
-	var out []desk.LocationCommand
-	for {
-		if s, ok = strings.CutPrefix(s, "{"); !ok {
-			return nil, s, false
-		}
+	out := []desk.LocationCommand{}
+	rest, ok := plainArray(s, func(s string) (string, bool) {
 		var c desk.LocationCommand
 		var seen [2]bool
-		for {
-			var key, v string
-			if key, s, ok = plainString(s); !ok {
-				return nil, s, false
-			}
-			if s, ok = strings.CutPrefix(s, ":"); !ok {
-				return nil, s, false
-			}
-			if v, s, ok = plainString(s); !ok {
-				return nil, s, false
-			}
+		s, ok := plainObject(s, func(key, s string) (string, bool) {
+			ok := false
 			switch {
 			case key == "command" && !seen[0]:
-				c.Command, seen[0] = v, true
+				seen[0] = true
+				c.Command, s, ok = plainString(s)
 			case key == "label" && !seen[1]:
-				c.Label, seen[1] = v, true
-			default:
-				return nil, s, false
+				seen[1] = true
+				c.Label, s, ok = plainString(s)
 			}
-			if s, ok = strings.CutPrefix(s, ","); !ok {
-				break
-			}
-		}
-		if s, ok = strings.CutPrefix(s, "}"); !ok {
-			return nil, s, false
-		}
+			return s, ok
+		})
 		out = append(out, c)
-		if rest, ok := strings.CutPrefix(s, "]"); ok {
-			return out, rest, true
+		return s, ok
+	})
+	return out, rest, ok
+}
+
+// plainObject reads a JSON object without spaces from the start of s:
+// value reads the value of each key from what follows its colon and
+// returns what follows the value. It returns what follows the object.
+func plainObject(s string, value func(key, s string) (string, bool)) (string, bool) {
+	s, ok := strings.CutPrefix(s, "{")
+	if !ok {
+		return s, false
+	}
+	if rest, ok := strings.CutPrefix(s, "}"); ok {
+		return rest, true
+	}
+	for {
+		var key string
+		if key, s, ok = plainString(s); !ok {
+			return s, false
+		}
+		if s, ok = strings.CutPrefix(s, ":"); !ok {
+			return s, false
+		}
+		if s, ok = value(key, s); !ok {
+			return s, false
+		}
+		if rest, ok := strings.CutPrefix(s, "}"); ok {
+			return rest, true
 		}
 		if s, ok = strings.CutPrefix(s, ","); !ok {
-			return nil, s, false
+			return s, false
+		}
+	}
+}
+
+// plainArray reads a JSON array without spaces from the start of s: elem
+// reads each element and returns what follows it. It returns what follows
+// the array.
+func plainArray(s string, elem func(s string) (string, bool)) (string, bool) {
+	s, ok := strings.CutPrefix(s, "[")
+	if !ok {
+		return s, false
+	}
+	if rest, ok := strings.CutPrefix(s, "]"); ok {
+		return rest, true
+	}
+	for {
+		if s, ok = elem(s); !ok {
+			return s, false
+		}
+		if rest, ok := strings.CutPrefix(s, "]"); ok {
+			return rest, true
+		}
+		if s, ok = strings.CutPrefix(s, ","); !ok {
+			return s, false
 		}
 	}
 }
@@ -255,33 +251,19 @@ func plainString(s string) (string, string, bool) {
 	return v, s[end+2:], true
 }
 
-// plainStrings reads a JSON array of strings that need no decoding (no
+// plainStrings reads a JSON array of strings, without spaces, that need no decoding (no
 // escapes, no control characters, valid UTF-8), as desk writes tags, with
 // the strings sharing raw's bytes. Anything else reports false, for
 // encoding/json to read: an overview counts the tags of every issue of a
 // project, and json.Unmarshal was most of its time.
 func plainStrings(raw string) ([]string, bool) {
-	s, ok := strings.CutPrefix(raw, "[")
-	if !ok {
-		return nil, false
-	}
-	var out []string
-	for {
-		var v string
-		if v, s, ok = plainString(strings.TrimLeft(s, " \t\r\n")); !ok {
-			return nil, false
-		}
+	out := []string{}
+	rest, ok := plainArray(raw, func(s string) (string, bool) {
+		v, s, ok := plainString(s)
 		out = append(out, v)
-		s = strings.TrimLeft(s, " \t\r\n")
-		switch {
-		case s == "]":
-			return out, true
-		case strings.HasPrefix(s, ","):
-			s = s[1:]
-		default:
-			return nil, false
-		}
-	}
+		return s, ok
+	})
+	return out, ok && rest == ""
 }
 
 // tags returns the row's tags, decoding them (without keeping them) when

@@ -12,22 +12,18 @@ import (
 	"desk/internal/agentcli"
 )
 
-// nodeSDK returns the folder where scripts/mcp-node-sdk.sh installed the
-// Node MCP SDK. Like the real agent CLIs, a missing SDK skips the test
-// loudly, and fails it under CI.
+// nodeSDK returns the folder where scripts/agent-clis.sh installed the
+// Node MCP SDK, beside the agent CLIs. Like them, a missing SDK skips the
+// test loudly, and fails it under CI.
 func nodeSDK(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("DESK_MCP_NODE_SDK")
-	if dir == "" {
-		root, err := agentcli.RepoRoot()
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir = filepath.Join(root, ".cache", "mcp-node-sdk")
+	dir, err := agentcli.InstallDir()
+	if err != nil {
+		t.Fatal(err)
 	}
-	_, err := os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	_, err = os.Stat(filepath.Join(dir, "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
 	if _, nerr := exec.LookPath("node"); err != nil || nerr != nil {
-		msg := fmt.Sprintf("the Node MCP SDK is not installed in %s (or node is missing): run scripts/mcp-node-sdk.sh", dir)
+		msg := fmt.Sprintf("the Node MCP SDK is not installed in %s (or node is missing): run scripts/agent-clis.sh", dir)
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
 		}

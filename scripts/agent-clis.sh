@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the agent CLIs that desk's real-client tests drive, at pinned
-# versions, into a cache folder: $DESK_AGENT_CLIS, else <repo>/.cache/agent-clis
-# (about 1 GB, mostly native binaries; .cache/ is git-ignored).
-# The tests (internal/agentcli) find them there.
+# Installs the agent CLIs that desk's real-client tests drive, and the Node
+# MCP SDK its interop test uses as a client, at pinned versions, into a cache
+# folder: $DESK_AGENT_CLIS, else <repo>/.cache/agent-clis (about 1 GB, mostly
+# native binaries; .cache/ is git-ignored). The tests (internal/agentcli,
+# mcp/node_test.go) find them there.
 #
 # Idempotent: a stamp file records a verified install, and a second run with
 # the same pins returns at once. Needs node and npm (Node 20, npm 11 in CI)
@@ -15,13 +16,14 @@ set -euo pipefail
 CLAUDE_CODE_VERSION=2.1.197
 CODEX_VERSION=0.171.0
 OPENCODE_VERSION=1.18.33
+MCP_SDK_VERSION=1.32.2
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 dir=${DESK_AGENT_CLIS:-$repo/.cache/agent-clis}
 # A relative folder is taken from the repository root, as the tests take it.
 [[ $dir == /* ]] || dir=$repo/$dir
 stamp=$dir/.stamp
-pins="@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION @openai/codex@$CODEX_VERSION opencode-ai@$OPENCODE_VERSION"
+pins="@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION @openai/codex@$CODEX_VERSION opencode-ai@$OPENCODE_VERSION @modelcontextprotocol/sdk@$MCP_SDK_VERSION"
 force=${1:-}
 
 die() {
@@ -36,6 +38,7 @@ installed() {
 	for b in claude codex opencode; do
 		[[ -x $dir/node_modules/.bin/$b ]] || return 1
 	done
+	[[ -f $dir/node_modules/@modelcontextprotocol/sdk/package.json ]]
 }
 
 if [[ $force != --force ]] && installed; then
@@ -95,6 +98,10 @@ check() {
 check claude "$CLAUDE_CODE_VERSION"
 check codex "$CODEX_VERSION"
 check opencode "$OPENCODE_VERSION"
+sdk=$(node -p "require('$dir/node_modules/@modelcontextprotocol/sdk/package.json').version") ||
+	die "the Node MCP SDK has no readable package.json"
+[[ $sdk == "$MCP_SDK_VERSION" ]] || die "the Node MCP SDK is $sdk, want $MCP_SDK_VERSION"
+echo "agent-clis.sh: @modelcontextprotocol/sdk $MCP_SDK_VERSION OK"
 
 echo "$pins" >"$stamp.tmp"
 mv "$stamp.tmp" "$stamp"

@@ -8,12 +8,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"desk"
+	"desk/bench/load"
 	"desk/sqlite"
 )
 
@@ -134,13 +134,7 @@ func BenchmarkCLI(b *testing.B) {
 				}
 				times = append(times, time.Since(start))
 			}
-			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-			pct := func(p float64) float64 {
-				return float64(times[min(len(times)-1, int(p*float64(len(times))))].Microseconds()) / 1000
-			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.95), "p95-ms")
-			b.ReportMetric(pct(0.99), "p99-ms")
+			load.ReportPercentiles(b, times)
 		})
 	}
 }

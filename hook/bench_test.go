@@ -7,12 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"testing"
 	"time"
 
 	"desk"
 	"desk/bench/gen"
+	"desk/bench/load"
 	"desk/link"
 	"desk/sqlite"
 )
@@ -121,14 +121,7 @@ func BenchmarkHooks(b *testing.B) {
 				times = append(times, hook(b, c.hook, session))
 				i++
 			}
-			sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-			pct := func(p float64) float64 {
-				k := int(p*float64(len(times))+0.5) - 1
-				return float64(times[min(max(k, 0), len(times)-1)].Microseconds()) / 1000
-			}
-			b.ReportMetric(pct(0.50), "p50-ms")
-			b.ReportMetric(pct(0.95), "p95-ms")
-			b.ReportMetric(pct(0.99), "p99-ms")
+			load.ReportPercentiles(b, times)
 		})
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +16,7 @@ import (
 
 	"desk/bench/benchdesk"
 	"desk/bench/gen"
+	"desk/bench/load"
 	"desk/link"
 )
 
@@ -104,9 +104,9 @@ func BenchmarkMCP(b *testing.B) {
 		b.Run("memory", func(b *testing.B) {
 			for b.Loop() {
 			}
-			b.ReportMetric(peakRSS(cmd.Process.Pid), "peak-rss-MB")
-			b.ReportMetric(procKB(cmd.Process.Pid, "smaps_rollup", "Pss:")/1024, "pss-MB")
-			b.ReportMetric(procKB(cmd.Process.Pid, "status", "RssAnon:")/1024, "anon-MB")
+			b.ReportMetric(float64(load.PeakMemoryKB(cmd.Process.Pid))/1024, "peak-rss-MB")
+			b.ReportMetric(procMB(cmd.Process.Pid, "smaps_rollup", "Pss"), "pss-MB")
+			b.ReportMetric(procMB(cmd.Process.Pid, "status", "RssAnon"), "anon-MB")
 		})
 	})
 
@@ -167,9 +167,9 @@ func BenchmarkMCP(b *testing.B) {
 			}
 			var peak, pss, anon float64
 			for _, c := range cmds {
-				peak = max(peak, peakRSS(c.Process.Pid))
-				pss = max(pss, procKB(c.Process.Pid, "smaps_rollup", "Pss:")/1024)
-				anon = max(anon, procKB(c.Process.Pid, "status", "RssAnon:")/1024)
+				peak = max(peak, float64(load.PeakMemoryKB(c.Process.Pid))/1024)
+				pss = max(pss, procMB(c.Process.Pid, "smaps_rollup", "Pss"))
+				anon = max(anon, procMB(c.Process.Pid, "status", "RssAnon"))
 			}
 			b.ReportMetric(peak, "max-peak-rss-MB")
 			b.ReportMetric(pss, "max-pss-MB")
@@ -180,32 +180,11 @@ func BenchmarkMCP(b *testing.B) {
 
 // report adds the median and tails of times, in milliseconds.
 func report(b *testing.B, times []time.Duration) {
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	pct := func(p float64) float64 {
-		i := int(p*float64(len(times))+0.5) - 1
-		return float64(times[min(max(i, 0), len(times)-1)].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(pct(0.99), "p99-ms")
+	load.ReportPercentiles(b, times)
 	b.ReportMetric(float64(len(times)), "calls")
 }
 
-// peakRSS reads a process's peak resident set size in MB (Linux).
-func peakRSS(pid int) float64 { return procKB(pid, "status", "VmHWM:") / 1024 }
-
-// procKB reads a value in kB from /proc/<pid>/<file> (Linux).
-func procKB(pid int, file, key string) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/%s", pid, file))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, key) {
-			f := strings.Fields(line)
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb
-		}
-	}
-	return 0
+// procMB reads a value in kB of /proc/<pid>/<file> (Linux), in MB.
+func procMB(pid int, file, key string) float64 {
+	return float64(load.ProcField(fmt.Sprintf("/proc/%d/%s", pid, file), key)) / 1024
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"desk/bench/gen"
+	"desk/bench/load"
 	"desk/internal/testdesk"
 )
 
@@ -230,10 +231,7 @@ func percentile(xs []float64, p float64) float64 {
 	if len(xs) == 0 {
 		return math.NaN()
 	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	i := int(math.Ceil(p/100*float64(len(s)))) - 1
-	return s[max(0, min(i, len(s)-1))]
+	return load.Percentile(slices.Sorted(slices.Values(xs)), p/100)
 }
 
 func median(xs []float64) float64 { return percentile(xs, 50) }

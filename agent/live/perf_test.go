@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +20,7 @@ import (
 
 	"desk/agent/intake"
 	"desk/agent/live"
+	"desk/bench/load"
 	"desk/sqlite"
 )
 
@@ -31,11 +31,12 @@ import (
 
 func strict() bool { return os.Getenv("DESK_AGENT_PERF_STRICT") != "" }
 
-// percentiles formats p50, p95, p99 and max of ds, which it sorts.
+// percentiles returns p50, p95, p99 and max of ds, ranked as every desk
+// benchmark ranks (load.Percentile).
 func percentiles(ds []time.Duration) (p50, p95, p99, max time.Duration) {
-	slices.Sort(ds)
-	at := func(q float64) time.Duration { return ds[min(len(ds)-1, int(q*float64(len(ds))))] }
-	return at(0.50), at(0.95), at(0.99), ds[len(ds)-1]
+	s := load.Summarize(load.Milliseconds(ds))
+	d := func(ms float64) time.Duration { return time.Duration(ms * float64(time.Millisecond)) }
+	return d(s.P50), d(s.P95), d(s.P99), d(s.Max)
 }
 
 func ms(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 2, 64) + " ms" }

@@ -38,7 +38,7 @@ func ThisMachine() Machine {
 		}
 		f.Close()
 	}
-	if kb := procField("/proc/meminfo", "MemTotal"); kb > 0 {
+	if kb := ProcField("/proc/meminfo", "MemTotal"); kb > 0 {
 		m.MemoryMB = kb / 1024
 	}
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
@@ -66,11 +66,11 @@ func LoadAverage() float64 {
 // PeakMemoryKB returns a process's peak resident memory (VmHWM) in KiB, or
 // 0 where the system does not say. Read it before the process exits.
 func PeakMemoryKB(pid int) int {
-	return procField(fmt.Sprintf("/proc/%d/status", pid), "VmHWM")
+	return ProcField(fmt.Sprintf("/proc/%d/status", pid), "VmHWM")
 }
 
-// procField reads "Name:  1234 kB" from a /proc file.
-func procField(path, name string) int {
+// ProcField reads "Name:  1234 kB" from a /proc file, 0 where it cannot.
+func ProcField(path, name string) int {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0

@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -40,6 +41,26 @@ func Percentile(sorted []float64, q float64) float64 {
 	rank := int(math.Ceil(q*float64(n) - 1e-9))
 	rank = min(max(rank, 1), n)
 	return sorted[rank-1]
+}
+
+// Milliseconds converts durations to the milliseconds Summarize takes.
+func Milliseconds(ds []time.Duration) []float64 {
+	ms := make([]float64, len(ds))
+	for i, d := range ds {
+		ms[i] = float64(d) / float64(time.Millisecond)
+	}
+	return ms
+}
+
+// ReportPercentiles reports the p50, p95 and p99 of times, in
+// milliseconds, as metrics of the benchmark b, and returns them: every
+// benchmark of desk ranks its samples by Percentile.
+func ReportPercentiles(b *testing.B, times []time.Duration) Stats {
+	s := Summarize(Milliseconds(times))
+	b.ReportMetric(s.P50, "p50-ms")
+	b.ReportMetric(s.P95, "p95-ms")
+	b.ReportMetric(s.P99, "p99-ms")
+	return s
 }
 
 // Summarize computes the statistics of samples in milliseconds.

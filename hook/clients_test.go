@@ -2,12 +2,12 @@ package hook_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"desk/install"
 	"desk/internal/agentcli"
 	"desk/internal/mockmodel"
 	"desk/link"
@@ -129,37 +129,13 @@ func TestCodexHearsTheDeskAtSessionStartAndTheOwnerBeforeItsNextPrompt(t *testin
 	}
 }
 
-// opencodePlugin is the shape of the plugin desk install writes for
-// opencode, which has no shell hooks: at a session's first model request
-// it asks desk hook session-start for the context and adds it to the
-// system prompt.
-const opencodePlugin = `import { spawnSync } from "node:child_process"
-const seen = new Map()
-function context(sessionID, directory) {
-  const r = spawnSync(DESK, ["--data", DATA, "hook", "session-start", "--client", "opencode"], {
-    input: JSON.stringify({ hook_event_name: "SessionStart", session_id: sessionID, cwd: directory, source: "startup" }),
-    encoding: "utf8", timeout: 5000,
-  })
-  return r.status === 0 && typeof r.stdout === "string" ? r.stdout.trim() : ""
-}
-export const DeskPlugin = async ({ directory }) => ({
-  "experimental.chat.system.transform": async (input, output) => {
-    const id = input?.sessionID ?? ""
-    if (!seen.has(id)) seen.set(id, context(id, directory))
-    const text = seen.get(id)
-    if (text && Array.isArray(output?.system)) output.system.push(text)
-  },
-})
-`
-
 func TestOpencodeGetsTheDeskInItsSystemPrompt(t *testing.T) {
 	t.Parallel()
 	mock := mockmodel.New(t, nil)
 	oc := agentcli.NewOpencode(t, mock.URL())
 	f, _ := clientDesk(t, oc.Dir)
-	desk, _ := json.Marshal(deskBin)
-	data, _ := json.Marshal(f.data)
-	plugin := "const DESK = " + string(desk) + "\nconst DATA = " + string(data) + "\n" + opencodePlugin
+	// The plugin desk install writes, pointed at this desk.
+	plugin := install.OpencodePlugin(deskBin, []string{"--data", f.data})
 	dir := filepath.Join(oc.Home, ".config", "opencode", "plugins")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)

@@ -64,9 +64,19 @@ func opencodePlugin(c *installCtx) string {
 	if !c.env.defaultData() {
 		args = append(args, "--data", c.env.Data)
 	}
-	desk, _ := json.Marshal(c.env.Desk)
+	return OpencodePlugin(c.env.Desk, args)
+}
+
+// OpencodePlugin returns the plugin desk install writes for opencode, for
+// the desk binary at desk, with args (such as --data DIR) added to each
+// desk command it runs.
+func OpencodePlugin(desk string, args []string) string {
+	if args == nil {
+		args = []string{}
+	}
+	deskJSON, _ := json.Marshal(desk)
 	extra, _ := json.Marshal(args)
-	return strings.NewReplacer("{DESK}", string(desk), "{ARGS}", string(extra)).Replace(`// desk: ` + pluginMarker + `; ` + "`desk uninstall opencode`" + ` removes it. Edits here are overwritten.
+	return strings.NewReplacer("{DESK}", string(deskJSON), "{ARGS}", string(extra)).Replace(`// desk: ` + pluginMarker + `; ` + "`desk uninstall opencode`" + ` removes it. Edits here are overwritten.
 import { spawn, spawnSync } from "node:child_process"
 
 const DESK = {DESK}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +16,6 @@ import (
 	"desk/bench/benchdesk"
 	"desk/bench/gen"
 	"desk/bench/load"
-	"desk/link"
 )
 
 // BenchmarkMCP measures tool calls as an agent makes them: the official
@@ -35,11 +33,7 @@ import (
 // and client.
 func BenchmarkMCP(b *testing.B) {
 	d := benchdesk.New(b, gen.PairDesk, 1)
-	repo := filepath.Join(b.TempDir(), "repo")
-	os.MkdirAll(repo, 0o755)
-	if err := link.Write(d.Dir, repo, d.Summary.Main); err != nil {
-		b.Fatal(err)
-	}
+	repo := d.LinkedRepo(b)
 	calls := 200
 	if n, err := strconv.Atoi(os.Getenv("BENCH_CALLS")); err == nil && n > 0 {
 		calls = n

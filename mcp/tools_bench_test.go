@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"desk/bench/benchdesk"
 	"desk/bench/gen"
-	"desk/link"
 	"desk/sqlite"
 )
 
@@ -25,11 +22,7 @@ func (discard) Close() error { return nil }
 // trip is the protocol's share.
 func BenchmarkToolWork(b *testing.B) {
 	d := benchdesk.New(b, gen.PairDesk, 1)
-	repo := filepath.Join(b.TempDir(), "repo")
-	os.MkdirAll(repo, 0o755)
-	if err := link.Write(d.Dir, repo, d.Summary.Main); err != nil {
-		b.Fatal(err)
-	}
+	repo := d.LinkedRepo(b)
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, d.Dir, sqlite.Options{Readers: 2, CacheKiB: 1024})
 	if err != nil {

@@ -4,10 +4,12 @@
 package benchdesk
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 
 	"desk/bench/gen"
+	"desk/link"
 )
 
 // Desk is a copy of a generated desk.
@@ -33,4 +35,18 @@ func New(tb testing.TB, s gen.Shape, seed uint64) *Desk {
 		tb.Fatalf("copy generated desk: %v", err)
 	}
 	return &Desk{Dir: dir, Summary: *sum}
+}
+
+// LinkedRepo makes an empty repo folder in a temporary folder of tb,
+// linked to the desk's main project, as an agent's working folder.
+func (d *Desk) LinkedRepo(tb testing.TB) string {
+	tb.Helper()
+	repo := filepath.Join(tb.TempDir(), "repo")
+	if err := os.MkdirAll(repo, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := link.Write(d.Dir, repo, d.Summary.Main); err != nil {
+		tb.Fatal(err)
+	}
+	return repo
 }

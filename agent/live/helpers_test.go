@@ -40,14 +40,14 @@ func (l *logBuf) String() string {
 
 // rig is a store and a Service on it.
 type rig struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	db  *sqlite.DB
 	svc *live.Service
 	log *logBuf
 }
 
-func openDB(t *testing.T, dir string) *sqlite.DB {
+func openDB(t testing.TB, dir string) *sqlite.DB {
 	t.Helper()
 	db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
 	if err != nil {
@@ -58,13 +58,13 @@ func openDB(t *testing.T, dir string) *sqlite.DB {
 }
 
 // newRig starts a Service on a new desk; edit adjusts its options.
-func newRig(t *testing.T, edit func(*live.Options)) *rig {
+func newRig(t testing.TB, edit func(*live.Options)) *rig {
 	t.Helper()
 	dir := t.TempDir()
 	return startRig(t, dir, openDB(t, dir), edit)
 }
 
-func startRig(t *testing.T, dir string, db *sqlite.DB, edit func(*live.Options)) *rig {
+func startRig(t testing.TB, dir string, db *sqlite.DB, edit func(*live.Options)) *rig {
 	t.Helper()
 	r := &rig{t: t, dir: dir, db: db, log: &logBuf{}}
 	o := live.Options{DataDir: dir, Tick: 20 * time.Millisecond,

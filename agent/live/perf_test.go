@@ -328,17 +328,8 @@ func TestHookEventProcessSpeed(t *testing.T) {
 // BenchmarkReceive is the server's work per hook report on the request's
 // path: decode, apply, queue. The writer saves in the background.
 func BenchmarkReceive(b *testing.B) {
-	dir := b.TempDir()
-	db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	svc := live.New(db, live.Options{DataDir: dir})
-	if err := svc.Start(context.Background()); err != nil {
-		b.Fatal(err)
-	}
-	defer svc.Close()
+	// The server's own options: its tick and its (quiet) logger.
+	svc := newRig(b, func(o *live.Options) { o.Tick, o.Logger = 0, nil }).svc
 	var payloads [][]byte
 	for i := 0; i < 50; i++ {
 		for _, c := range cycle {

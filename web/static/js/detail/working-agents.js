@@ -19,6 +19,12 @@ export function workingAgentsBox() {
  * @param {object[]} sessions as GET /api/issues/{id} lists them, or as GET /api/agents does
  */
 export function showWorkingAgents(box, sessions) {
+  // The page's sessions change up to a few times a second: the box is
+  // redrawn only when what it says changes (the durations count up in
+  // place), so it does not churn under the owner's pointer.
+  const stamp = JSON.stringify(sessions.map((s) => [s.id, s.state, doingSince(s), sessionName(s), onIssueText(s)]));
+  if (box.deskStamp === stamp) return;
+  box.deskStamp = stamp;
   box.hidden = sessions.length === 0;
   replaceChildren(box, sessions.map((s) => {
     const since = doingSince(s);

@@ -53,7 +53,7 @@ export class ListView {
   stamp(item) {
     if (item.kind === 'group') return `${item.collapsed}|${item.group.issues.length}|${JSON.stringify(item.group.sizes)}`;
     const f = this.flags(item.issue);
-    const agents = f.agents.length ? f.agents.map((m) => `${m.state}:${m.text}`).join(',') : '';
+    const agents = f.agents.length ? f.agents.map((m) => `${m.state}:${m.text}:${m.title}`).join(',') : '';
     return `${f.cursor}${f.selected}${f.open}${f.fresh}${f.pos}/${f.size}|${agents}|${textOf(item.issue)}`;
   }
 

@@ -263,7 +263,7 @@ func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*pro
 	if err != nil {
 		return nil, err
 	}
-	heads, err := x.read(ctx, q, `INDEXED BY issues_list WHERE project_id = ?`, projectID)
+	heads, err := x.read(ctx, q, `INDEXED BY issues_head WHERE project_id = ?`, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -278,15 +278,20 @@ func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*pro
 	return p, nil
 }
 
-// headSelect reads the fields a list shows, which the issues_list index
-// covers, as one text per row: the driver's cost is per column, and a list
-// reads every issue of a project. Keys and the JSON fields are filled in
-// later (see name, and row.decoded).
-const headSelect = `SELECT id, concat_ws(char(31), project_id, number, title, kind, status, priority, area, tags,
+// headExpr packs the fields a list shows into one text, separated by
+// the unit separator. Migration 5 indexes it (issues_head), so a list
+// reads each issue's packed fields from the index as they were stored:
+// the driver's cost is per column, and a list reads every issue of a
+// project. Keys and the JSON fields are filled in later (see name, and
+// row.decoded). The index holds this text as written here: change it only
+// with a migration that makes the index again.
+const headExpr = `concat_ws(char(31), project_id, number, title, kind, status, priority, area, tags,
 	location, coalesce(seed, ''), source, external_ref, size, milestone, coalesce(build, ''), plan_done, plan_total,
 	coalesce(parent_id, ''), coalesce(merged_into, ''), comment_count, attachment_count, coalesce(last_verdict, ''),
-	child_count, child_done, created_at, updated_at, coalesce(closed_at, ''))
-FROM issues `
+	child_count, child_done, created_at, updated_at, coalesce(closed_at, ''))`
+
+// headSelect reads an issue's id and its packed fields.
+const headSelect = `SELECT id, ` + headExpr + ` FROM issues `
 
 // headFields is how many fields headSelect packs into its text.
 const headFields = 27

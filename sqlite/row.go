@@ -490,6 +490,66 @@ func decodePlan(text string) desk.Plan {
 	if text == "" || text == "{}" {
 		return p // most issues have no plan
 	}
+	if p, ok := plainPlan(text); ok {
+		return p
+	}
 	_ = json.Unmarshal([]byte(text), &p)
 	return p
+}
+
+// plainPlan reads a plan as desk writes it, {"steps":[{"text":…,"state":…,
+// "commit":…,"note":…},…],"verification":…,"updated_at":…} with any key
+// left out, each once, and plain strings (see plainString); anything else
+// reports false, for encoding/json to read. A full list reads the plan of
+// every issue it shows.
+func plainPlan(raw string) (desk.Plan, bool) {
+	var p desk.Plan
+	var seen [3]bool
+	rest, ok := plainObject(raw, func(key, s string) (string, bool) {
+		ok := false
+		switch {
+		case key == "steps" && !seen[0]:
+			seen[0] = true
+			p.Steps, s, ok = plainSteps(s)
+		case key == "verification" && !seen[1]:
+			seen[1] = true
+			p.Verification, s, ok = plainString(s)
+		case key == "updated_at" && !seen[2]:
+			seen[2] = true
+			p.UpdatedAt, s, ok = plainString(s)
+		}
+		return s, ok
+	})
+	return p, ok && rest == ""
+}
+
+// plainSteps reads a plan's steps from the start of s, returning what
+// follows them.
+func plainSteps(s string) ([]desk.Step, string, bool) {
+	out := []desk.Step{}
+	rest, ok := plainArray(s, func(s string) (string, bool) {
+		var st desk.Step
+		var seen [4]bool
+		s, ok := plainObject(s, func(key, s string) (string, bool) {
+			var field *string
+			switch {
+			case key == "text" && !seen[0]:
+				seen[0], field = true, &st.Text
+			case key == "state" && !seen[1]:
+				seen[1], field = true, &st.State
+			case key == "commit" && !seen[2]:
+				seen[2], field = true, &st.Commit
+			case key == "note" && !seen[3]:
+				seen[3], field = true, &st.Note
+			default:
+				return s, false
+			}
+			var ok bool
+			*field, s, ok = plainString(s)
+			return s, ok
+		})
+		out = append(out, st)
+		return s, ok
+	})
+	return out, rest, ok
 }

@@ -76,3 +76,45 @@ func TestDecodeLocationAsEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Stored plans read by hand give what encoding/json gives.
+func TestDecodePlanAsEncodingJSON(t *testing.T) {
+	cases := []string{`{"steps":[]}`, `{"steps":[{"text":"a","state":"todo"}],"verification":"v","updated_at":"t"}`,
+		`{"steps":[{"state":"done","text":"a","commit":"abc","note":"n"}]}`, `{"verification":"v","verification":"w"}`,
+		`{"Steps":[{"text":"a","state":"todo"}]}`, `{"steps":null}`, `{"steps":[{"text":"a","text":"b"}]}`,
+		`{"steps":[{"text":"a\"b","state":"todo"}]}`, `{"steps":[{"text":"a","state":"todo","x":1}]}`, `{"steps":[{}]}`,
+		`{"steps":[{"text":"a"},]}`, `{"steps":[{"text":"a"}]`, `{"steps":[{"text":1}]}`, `{ "steps":[]}`, `[]`, `{"x":1}`,
+		"{\"verification\":\"\xff\"}", `{"steps":[{"text":"é","state":"todo"}]}`}
+	r := rand.New(rand.NewPCG(7, 8))
+	words := []string{"", "Fix the harbor", "done", "todo", `say "hi"`, "é", "\t", `\`, "<b>", "\u2028"}
+	word := func() string { return words[r.IntN(len(words))] }
+	for range 2000 {
+		var p desk.Plan
+		for range r.IntN(4) {
+			p.Steps = append(p.Steps, desk.Step{Text: word(), State: word(), Commit: word(), Note: word()})
+		}
+		if r.IntN(2) == 0 {
+			p.Verification = word()
+		}
+		if r.IntN(2) == 0 {
+			p.UpdatedAt = word()
+		}
+		b, _ := json.Marshal(p)
+		cases = append(cases, string(b))
+		if len(b) > 2 {
+			cases = append(cases, string(b[:r.IntN(len(b))]))
+			m := []byte(string(b))
+			m[r.IntN(len(m))] = `{}[]":,a\`[r.IntN(9)]
+			cases = append(cases, string(m))
+		}
+	}
+	for _, raw := range cases {
+		var want desk.Plan
+		if raw != "{}" {
+			_ = json.Unmarshal([]byte(raw), &want)
+		}
+		if got := decodePlan(raw); !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: got %+v, want %+v", raw, got, want)
+		}
+	}
+}

@@ -256,6 +256,10 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// AppendJSONString appends s to b as a JSON string, escaped as
+// encoding/json escapes it but with HTML characters left as they are.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendString writes s as a JSON string with encoding/json's escapes
 // (HTML characters left as they are).
 func appendString(b []byte, s string) []byte {

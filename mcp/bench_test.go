@@ -104,6 +104,41 @@ func BenchmarkMCP(b *testing.B) {
 		})
 	})
 
+	// serial-lines is the serial run with a client that writes each request
+	// as one line and reads lines until its answer, as the load driver
+	// does: the server's answer without a client library's own work on
+	// either side of it.
+	b.Run("serial-lines", func(b *testing.B) {
+		cmd := exec.Command(deskBin, "--data", d.Dir, "mcp")
+		cmd.Dir, cmd.Env = repo, environ(append([]string{"DESK_CLIENT=bench"}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...)
+		m, err := load.ConnectMCP(cmd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer m.Close()
+		for _, tl := range tools {
+			b.Run(tl.name, func(b *testing.B) {
+				call := func(i int) time.Duration {
+					t0 := time.Now()
+					if _, err := m.Call(tl.tool, tl.args(i)); err != nil {
+						b.Fatal(err)
+					}
+					return time.Since(t0)
+				}
+				for i := range 3 {
+					call(i)
+				}
+				var times []time.Duration
+				for b.Loop() {
+					for i := range calls {
+						times = append(times, call(i))
+					}
+				}
+				report(b, times)
+			})
+		}
+	})
+
 	b.Run("20-clients", func(b *testing.B) {
 		const clients = 20
 		sessions := make([]*sdk.ClientSession, clients)

@@ -28,10 +28,13 @@ type frameReader struct {
 	closer io.Closer
 	out    *lineWriter
 	buf    bytes.Buffer
+	// call may answer a tools/call itself, and reports whether it did;
+	// the SDK gets the calls it leaves.
+	call func(id, params json.RawMessage) bool
 }
 
-func newFrameReader(in io.ReadCloser, out *lineWriter) *frameReader {
-	return &frameReader{in: bufio.NewReaderSize(in, 64<<10), closer: in, out: out}
+func newFrameReader(in io.ReadCloser, out *lineWriter, call func(id, params json.RawMessage) bool) *frameReader {
+	return &frameReader{in: bufio.NewReaderSize(in, 64<<10), closer: in, out: out, call: call}
 }
 
 func (r *frameReader) Read(p []byte) (int, error) {
@@ -130,8 +133,9 @@ func contentLength(line []byte) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// accept returns a message compacted onto one line, or answers the client
-// with the error that explains why it is not one.
+// accept returns a message compacted onto one line for the SDK, or false
+// when the message is answered here: with the error that explains why it
+// is not one, or as a tool call that call took.
 func (r *frameReader) accept(b []byte) ([]byte, bool) {
 	msg := bytes.TrimSpace(b)
 	if bytes.ContainsAny(msg, "\r\n") {
@@ -151,11 +155,15 @@ func (r *frameReader) accept(b []byte) ([]byte, bool) {
 	var m struct {
 		ID     json.RawMessage `json:"id"`
 		Method *string         `json:"method"`
+		Params json.RawMessage `json:"params"`
 		Result json.RawMessage `json:"result"`
 		Error  json.RawMessage `json:"error"`
 	}
 	if msg[0] != '{' || json.Unmarshal(msg, &m) != nil || (m.Method == nil && (len(m.ID) == 0 || (m.Result == nil && m.Error == nil))) {
 		r.out.replyError(m.ID, -32600, "invalid request: a JSON-RPC message needs a method, or an id with a result or an error")
+		return nil, false
+	}
+	if m.Method != nil && *m.Method == "tools/call" && r.call != nil && r.call(m.ID, m.Params) {
 		return nil, false
 	}
 	return msg, true

@@ -26,6 +26,12 @@ type MCP struct {
 func StartMCP(bin, data, name string, env ...string) (*MCP, error) {
 	cmd := exec.Command(bin, "--data", data, "mcp")
 	cmd.Env = append(append(os.Environ(), "DESK_AUTHOR="+name), env...)
+	return ConnectMCP(cmd)
+}
+
+// ConnectMCP starts cmd, a `desk mcp` command, and completes the MCP
+// handshake over its stdin and stdout.
+func ConnectMCP(cmd *exec.Cmd) (*MCP, error) {
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,116 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"desk"
+	"desk/sqlite"
+)
+
+// lines collects what the server writes to its client.
+type lines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lines) Close() error { return nil }
+
+func (l *lines) take() []byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := bytes.Clone(l.buf.Bytes())
+	l.buf.Reset()
+	return b
+}
+
+// A tool call answered on the direct path carries the result the SDK's
+// path gives for the same call, under the request's own id.
+func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	db, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "My <Game> & co", Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: new("Lava <b>glows</b> & \u2028 \"hisses\""), Kind: new("bug")}, desk.CreateOptions{Author: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	out := &lines{}
+	s := newServer(Options{DataDir: dir, Dir: t.TempDir(), Getenv: func(string) string { return "" }}, db, out)
+	s.ctx = ctx
+
+	params := func(name, args string) json.RawMessage {
+		return json.RawMessage(`{"name":"` + name + `","arguments":` + args + `}`)
+	}
+	if s.callDirect(json.RawMessage("1"), params("list_projects", "{}")) {
+		t.Fatal("a call before the handshake took the direct path")
+	}
+	s.ready.Store(true)
+	for _, refused := range []struct{ id, params string }{
+		{"null", `{"name":"list_projects","arguments":{}}`},
+		{"{}", `{"name":"list_projects","arguments":{}}`},
+		{"2", `{"name":"no_such_tool","arguments":{}}`},
+		{"3", `{"arguments":{}}`},
+		{"4", `[1]`},
+		{"5", `{"name":"list_projects","_meta":{"` + sdk.MetaKeyClientInfo + `":{"name":"codex"}}}`},
+	} {
+		if s.callDirect(json.RawMessage(refused.id), json.RawMessage(refused.params)) {
+			t.Errorf("id %s, params %s: took the direct path, want the SDK's", refused.id, refused.params)
+		}
+	}
+
+	for i, c := range []struct{ tool, args string }{
+		{"list_projects", `{}`},
+		{"list_issues", `{"project":"mygame"}`},
+		{"get_issue", `{"id":"MG-1"}`},
+		{"get_issue", `{"id":"MG-99"}`},
+		{"get_issue", `{}`},
+		{"get_issue", `[1]`},
+		{"set_status", `{"id":"MG-1","status":"passed"}`},
+		{"search", `{"q":"lava","project":"mygame"}`},
+	} {
+		id := json.RawMessage(`"call-` + string(rune('a'+i)) + `"`)
+		if !s.callDirect(id, params(c.tool, c.args)) {
+			t.Fatalf("%s %s: left to the SDK", c.tool, c.args)
+		}
+		s.calls.Wait()
+		var got struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Result  map[string]any  `json:"result"`
+		}
+		line := out.take()
+		if bytes.Count(line, []byte("\n")) != 1 || json.Unmarshal(line, &got) != nil {
+			t.Fatalf("%s: not one JSON-RPC line: %q", c.tool, line)
+		}
+		sdkResult, err := json.Marshal(s.call(ctx, s.tools[c.tool], json.RawMessage(c.args)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]any
+		if err := json.Unmarshal(sdkResult, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got.JSONRPC != "2.0" || !bytes.Equal(got.ID, id) || !reflect.DeepEqual(got.Result, want) {
+			t.Errorf("%s %s:\ndirect %s\nSDK    %s", c.tool, c.args, line, sdkResult)
+		}
+	}
+}

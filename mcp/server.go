@@ -475,6 +475,9 @@ func (s *server) attachDirs() []string {
 
 // marshal writes v as compact JSON, leaving <, > and & readable.
 func marshal(v any) ([]byte, error) {
+	if l, ok := v.(*issueList); ok {
+		return l.appendJSON(make([]byte, 0, 128+256*len(l.Issues))), nil
+	}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)

@@ -291,6 +291,12 @@ CREATE INDEX commands_project ON commands(project_id, id);
 DROP INDEX issues_list;
 CREATE INDEX issues_head ON issues(project_id, ` + headExpr + `);
 `,
+
+	// 6: an issue's attachments by comment, so that the files of an issue's
+	// newest comments are found without reading every file of the issue.
+	`
+CREATE INDEX attachments_issue_comment ON attachments(issue_id, comment_id);
+`,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

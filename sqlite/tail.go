@@ -42,7 +42,10 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		if len(d.Comments) > 0 {
 			first = d.Comments[0].ID
 		}
-		if d.Attachments, err = attachments(ctx, tx, r, `a.issue_id = ? AND (a.comment_id IS NULL OR a.comment_id >= ?)`, r.rowid, first); err != nil {
+		// Two ranges of attachments_issue_comment: the issue's own files and
+		// those of its newest comments (an OR of the two reads them all).
+		if d.Attachments, err = attachments(ctx, tx, r, `a.id IN (SELECT id FROM attachments WHERE issue_id = ? AND comment_id IS NULL
+			UNION ALL SELECT id FROM attachments WHERE issue_id = ? AND comment_id >= ?)`, r.rowid, r.rowid, first); err != nil {
 			return err
 		}
 		files := filesByComment(d.Attachments)

@@ -1,48 +1,74 @@
-package mcp_test
+package mcp
 
 import (
+	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"desk"
 	"desk/serverfile"
+	"desk/sqlite"
 )
 
-// TestListsGoThroughTheRunningServer stands a server up that answers like
-// desk (its Server header) with a list of its own, records it in the data
-// folder the way desk serve does, and checks that list_issues answers
-// from it; one that answers like something else is passed over.
-func TestListsGoThroughTheRunningServer(t *testing.T) {
-	f := newFixture(t)
-	MustIssue := func(title string) {
-		if _, err := f.db.CreateIssue(t.Context(), "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{}); err != nil {
+// A large project is listed through the desk server running on the data
+// folder (one that answers like desk, by its Server header); a small one,
+// and any project when the server is something else, from the store.
+func TestLargeListsGoThroughTheRunningServer(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	db, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range []string{"from the store", "also from the store"} {
+		if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: new(title)}, desk.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	MustIssue("from the store")
-	server := "desk/" + desk.Version
+	identity := "desk/" + desk.Version
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		asked = append(asked, r.URL.RequestURI())
-		w.Header().Set("Server", server)
+		w.Header().Set("Server", identity)
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"project":"mygame","total":1,"limit":50,"offset":0,"issues":[{"id":"MG-77","number":77,"project":"mygame","title":"from the server","kind":"bug","status":"open","priority":"p2","tags":[],"location":{}}],"counts":{"status":{"open":1}}}`))
 	}))
 	defer srv.Close()
-	if err := serverfile.Write(f.data, serverfile.Info{PID: os.Getpid(), URL: srv.URL}); err != nil {
+	if err := serverfile.Write(dir, serverfile.Info{PID: os.Getpid(), URL: srv.URL}); err != nil {
 		t.Fatal(err)
 	}
-	cs := f.client("claude-code")
-	text, _ := call(t, cs, "list_issues", map[string]any{"status": "open"})
-	if !strings.Contains(text, "from the server") || len(asked) != 1 || !strings.Contains(asked[0], "/api/projects/mygame/issues?") {
-		t.Fatalf("list_issues answered %s (server asked %v)", text, asked)
+	list := func(s *server) string {
+		text, failed := s.answer(ctx, s.tools["list_issues"], json.RawMessage(`{"project":"mygame"}`))
+		if failed {
+			t.Fatalf("list_issues refused: %s", text)
+		}
+		return text
 	}
-	server = "something-else/1"
-	text, _ = call(t, cs, "list_issues", map[string]any{})
-	if !strings.Contains(text, "from the store") {
+	newServerWith := func(max int) *server {
+		s := newServer(Options{DataDir: dir, Dir: t.TempDir(), Getenv: func(string) string { return "" }}, db, discard{io.Discard})
+		s.ownListMax = max
+		return s
+	}
+
+	if text := list(newServerWith(2)); !strings.Contains(text, "from the store") || len(asked) != 0 {
+		t.Fatalf("a project of 2 issues, at most 2 listed here: %s (server asked %v)", text, asked)
+	}
+	large := newServerWith(1)
+	if text := list(large); !strings.Contains(text, "from the server") || len(asked) != 1 || !strings.Contains(asked[0], "/api/projects/mygame/issues?") {
+		t.Fatalf("a project of 2 issues, at most 1 listed here: %s (server asked %v)", text, asked)
+	}
+	identity = "something-else/1"
+	if text := list(large); !strings.Contains(text, "from the store") {
 		t.Fatalf("a foreign server was used: %s", text)
 	}
 }

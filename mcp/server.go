@@ -54,8 +54,10 @@ type server struct {
 	mu     sync.Mutex
 	client string // desk's name for the client, once known
 
-	deskServer    *deskhttp.Client // the desk server lists are read from, when one runs
+	deskServer    *deskhttp.Client // the desk server large lists are read from, when one runs
 	deskServerURL string
+	largeProjects map[string]bool // projects listed through that server (see issues)
+	ownListMax    int
 
 	delegated bool
 	channel   channelState
@@ -114,7 +116,8 @@ func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}, lastTouch: map[string]time.Time{}}
+	s := &server{opts: opts, db: db, tools: map[string]*tool{}, out: &lineWriter{w: out}, lastTouch: map[string]time.Time{},
+		largeProjects: map[string]bool{}, ownListMax: ownListMax}
 	s.delegated = notify.IsDelegated(opts.Getenv)
 	if c := opts.Getenv("DESK_CLIENT"); c != "" {
 		s.client = notify.ClientName(c)

@@ -422,6 +422,19 @@ func (x *issueIndex) current(ctx context.Context, q queryer, projectID, rowid, p
 	return head, parent
 }
 
+// count returns how many issues the index holds for project slug, and
+// whether it holds the project at all.
+func (x *issueIndex) count(slug string) (int, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, p := range x.projects {
+		if p.slug == slug {
+			return len(p.heads), true
+		}
+	}
+	return 0, false
+}
+
 // held returns the project's rows when the index holds the project
 // already (after syncing it with q), and nil otherwise: a short-lived
 // process answers from SQL rather than load a whole project for one read.

@@ -372,3 +372,15 @@ func rankAreas(rows []*row) func(*row) int {
 func codeRank(code int8) int {
 	return max(int(code), 0)
 }
+
+// IssueCount returns how many issues project slug has, merged ones
+// included (0 for a project that does not exist): from the issue index
+// when this process holds the project, from the database otherwise.
+func (db *DB) IssueCount(ctx context.Context, slug string) (int, error) {
+	if n, ok := db.index.count(slug); ok {
+		return n, nil
+	}
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM issues WHERE project_id = (SELECT id FROM projects WHERE slug = ?)`, slug).Scan(&n)
+	return n, err
+}

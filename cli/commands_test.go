@@ -408,3 +408,14 @@ func TestBadInputGetsOneLineAndChangesNothing(t *testing.T) {
 		t.Fatal("bad input changed the data folder")
 	}
 }
+
+// A command's help is printed once, on stdout, and is not an error.
+func TestHelpIsPrintedOnce(t *testing.T) {
+	e := newEnv(t)
+	for _, args := range [][]string{{"list", "--help"}, {"serve", "-h"}, {"comment", "--help"}} {
+		r := e.run(args...)
+		if r.code != 0 || strings.Count(r.out, "Usage: desk "+args[0]) != 1 || r.err != "" {
+			t.Errorf("desk %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), r.code, r.out, r.err)
+		}
+	}
+}

@@ -57,8 +57,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
-			return errHelp
+			return errHelp // the flag set has printed the help
 		}
 		if err != nil {
 			return Usagef(name, "%s", flagProblem(err.Error()))

@@ -41,18 +41,7 @@ func (l *lines) take() []byte {
 // path gives for the same call, under the request's own id.
 func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "data")
-	db, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "My <Game> & co", Prefix: "MG"}, "owner"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: new("Lava <b>glows</b> & \u2028 \"hisses\""), Kind: new("bug")}, desk.CreateOptions{Author: "owner"}); err != nil {
-		t.Fatal(err)
-	}
+	dir, db := testStore(t, "My <Game> & co", "Lava <b>glows</b> & \u2028 \"hisses\"")
 	out := &lines{}
 	s := newServer(Options{DataDir: dir, Dir: t.TempDir(), Getenv: func(string) string { return "" }}, db, out)
 	s.ctx = ctx
@@ -113,4 +102,26 @@ func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 			t.Errorf("%s %s:\ndirect %s\nSDK    %s", c.tool, c.args, line, sdkResult)
 		}
 	}
+}
+
+// testStore opens a desk in a temp folder with one project, mygame (MG,
+// named name), holding an issue for each title.
+func testStore(t *testing.T, name string, titles ...string) (string, *sqlite.DB) {
+	t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	db, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: name, Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range titles {
+		if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: new(title), Kind: new("bug")}, desk.CreateOptions{Author: "owner"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, db
 }

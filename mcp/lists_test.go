@@ -7,13 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"desk"
 	"desk/serverfile"
-	"desk/sqlite"
 )
 
 // A large project is listed through the desk server running on the data
@@ -21,20 +19,7 @@ import (
 // and any project when the server is something else, from the store.
 func TestLargeListsGoThroughTheRunningServer(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "data")
-	db, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
-		t.Fatal(err)
-	}
-	for _, title := range []string{"from the store", "also from the store"} {
-		if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: new(title)}, desk.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir, db := testStore(t, "MyGame", "from the store", "also from the store")
 	identity := "desk/" + desk.Version
 	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -58,20 +58,33 @@ func TestDecodeLocationAsEncodingJSON(t *testing.T) {
 		if r.IntN(5) == 0 {
 			l.Place = words[r.IntN(len(words))]
 		}
-		b, _ := json.Marshal(l)
-		cases = append(cases, string(b))
-		// And the same bytes cut short or with one byte changed.
-		if len(b) > 2 {
-			cases = append(cases, string(b[:r.IntN(len(b))]))
-			m := []byte(string(b))
-			m[r.IntN(len(m))] = `{}[]":,a\`[r.IntN(9)]
-			cases = append(cases, string(m))
-		}
+		cases = append(cases, variants(r, l)...)
 	}
+	readsAsEncodingJSON(t, cases, decodeLocation)
+}
+
+// variants returns v as JSON, and the same bytes cut short and with one
+// byte changed.
+func variants(r *rand.Rand, v any) []string {
+	b, _ := json.Marshal(v)
+	out := []string{string(b)}
+	if len(b) > 2 {
+		out = append(out, string(b[:r.IntN(len(b))]))
+		m := []byte(string(b))
+		m[r.IntN(len(m))] = `{}[]":,a\`[r.IntN(9)]
+		out = append(out, string(m))
+	}
+	return out
+}
+
+// readsAsEncodingJSON checks that decode reads each text as
+// json.Unmarshal reads it into a zero T.
+func readsAsEncodingJSON[T any](t *testing.T, cases []string, decode func(string) T) {
+	t.Helper()
 	for _, raw := range cases {
-		var want desk.Location
+		var want T
 		_ = json.Unmarshal([]byte(raw), &want)
-		if got := decodeLocation(raw); !reflect.DeepEqual(got, want) {
+		if got := decode(raw); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q: got %+v, want %+v", raw, got, want)
 		}
 	}
@@ -99,22 +112,7 @@ func TestDecodePlanAsEncodingJSON(t *testing.T) {
 		if r.IntN(2) == 0 {
 			p.UpdatedAt = word()
 		}
-		b, _ := json.Marshal(p)
-		cases = append(cases, string(b))
-		if len(b) > 2 {
-			cases = append(cases, string(b[:r.IntN(len(b))]))
-			m := []byte(string(b))
-			m[r.IntN(len(m))] = `{}[]":,a\`[r.IntN(9)]
-			cases = append(cases, string(m))
-		}
+		cases = append(cases, variants(r, p)...)
 	}
-	for _, raw := range cases {
-		var want desk.Plan
-		if raw != "{}" {
-			_ = json.Unmarshal([]byte(raw), &want)
-		}
-		if got := decodePlan(raw); !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q: got %+v, want %+v", raw, got, want)
-		}
-	}
+	readsAsEncodingJSON(t, cases, decodePlan)
 }

@@ -215,10 +215,10 @@ func (s *server) answer(ctx context.Context, t *tool, raw json.RawMessage) (text
 // callDirect answers a tools/call of one of desk's tools itself, without
 // the SDK, once the session is initialized, and reports whether it took
 // the call. On the SDK's path a call's message is decoded three more
-// times and its answer encoded three times, which was half of what a
-// cheap call cost (BenchmarkMCP); desk checks the arguments itself on
-// either path (see add), so this one answers the same calls with the same
-// text. Everything else (the handshake, a call before it, a batch, a call
+// times, its metadata checked and its answer encoded three times: for a
+// cheap tool, about as much work as the tool's own (a CPU profile of
+// BenchmarkMCP). desk checks the arguments itself on either path (see
+// add), so this one answers the same calls with the same text. Everything else (the handshake, a call before it, a batch, a call
 // of a tool desk does not have) is the SDK's.
 func (s *server) callDirect(id, params json.RawMessage) bool {
 	if !s.ready.Load() || len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {

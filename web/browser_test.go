@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -700,6 +701,28 @@ func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
 	}
 	if got := eval[string](p, `document.querySelector('.selection-bar').innerText`); !strings.Contains(got, "2 issues selected") {
 		t.Errorf("the selection after a live edit: %q", got)
+	}
+
+	// A scroll adds the rows that come into the window and removes those
+	// that leave it; the rows that stay are not moved, since a moved node
+	// is styled and laid out again.
+	const ids = `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id)`
+	top := eval[[]string](p, ids)[0]
+	eval[bool](p, `(document.getElementById('list-scroller').scrollTop = 300 * 64, true)`)
+	p.waitFor("the middle of the list", ids+`[0] !== `+jsString(top))
+	before := eval[[]string](p, ids)
+	eval[bool](p, `(() => {
+		window.touched = new Set();
+		document.getElementById('list-scroller').scrollTop += 192;
+		return true;
+	})()`)
+	p.waitFor("the window to move", ids+`[0] !== `+jsString(before[0]))
+	p.waitFor("two more frames", `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))`)
+	after := eval[[]string](p, ids)
+	for _, id := range eval[[]string](p, `[...window.touched]`) {
+		if slices.Contains(before, id) && slices.Contains(after, id) {
+			t.Errorf("a scroll moved row %s, which stayed in the window", id)
+		}
 	}
 }
 

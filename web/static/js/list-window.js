@@ -139,11 +139,22 @@ export class ListWindow {
   paint() {
     const { render, stamp, overscan } = this.options;
     const [start, end] = visibleRange(this.tops, this.top, this.height, overscan);
+    // Rows that left the window go first. Were they still in the host, the
+    // rows that stay would sit behind them and each would be moved to keep
+    // the order, and a moved node is restyled and laid out again: every row
+    // of the window on every scrolled frame instead of the few new ones.
     const keep = new Set();
+    for (let i = start; i < end; i++) keep.add(this.items[i].key);
+    for (const [key, node] of this.nodes) {
+      if (!keep.has(key)) {
+        node.remove();
+        this.nodes.delete(key);
+        this.stats.removed++;
+      }
+    }
     let previous = null;
     for (let i = start; i < end; i++) {
       const item = this.items[i];
-      keep.add(item.key);
       const s = stamp(item);
       let node = this.nodes.get(item.key);
       if (!node) {
@@ -170,13 +181,6 @@ export class ListWindow {
       const want = previous ? previous.nextSibling : this.host.firstChild;
       if (want !== node) this.host.insertBefore(node, want);
       previous = node;
-    }
-    for (const [key, node] of this.nodes) {
-      if (!keep.has(key)) {
-        node.remove();
-        this.nodes.delete(key);
-        this.stats.removed++;
-      }
     }
     this.paintSticky();
     this.options.onPaint?.();

@@ -8,8 +8,9 @@
 // The list is what the owner sees first, so only its modules load before
 // the first rows. The rest of the frame (top bar, keys, splitter, the live
 // connection) and then the issue view, the handoff, the agents view and the
-// dialogs load right after (their files are preloaded at low priority); each
-// part draws itself when it is there.
+// dialogs load right after (their files are preloaded at low priority once
+// the rows are on screen, see LATER_MODULES); each part draws itself when it
+// is there.
 
 import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort, Latest, takeEarlyList } from './api.js';
 import { parseRoute, formatRoute } from './router.js';
@@ -29,6 +30,23 @@ const FRESH_MS = 2600;
 // The longest the rest of the page waits for the first rows.
 const FIRST_ROWS_WAIT_MS = 400;
 const PHONE = '(max-width: 760px)';
+
+// Every module the first rows do not need (index.html names those that
+// they do). They are preloaded at low priority, all at once, when the app
+// starts loading them, so the browser fetches them in parallel rather than
+// one level of imports at a time; naming them in index.html instead costs
+// the browser that work before the first script runs. page.test.mjs checks
+// that the two lists name every module.
+const LATER_MODULES = [
+  'top-bar.js', 'live-client.js', 'live-updates.js', 'keyboard.js', 'splitter.js', 'theme.js', 'throttle.js',
+  'build-controls.js', 'clipboard.js', 'markdown.js', 'timeline-model.js', 'commands.js', 'copy-prompt.js',
+  'handoff-view.js', 'diff.js', 'lightbox.js',
+  'detail/detail-view.js', 'detail/header.js', 'detail/fields.js', 'detail/location-card.js', 'detail/plan.js',
+  'detail/relations.js', 'detail/attachments.js', 'detail/timeline.js', 'detail/composer.js', 'detail/working-agents.js',
+  'agents/agents-view.js', 'agents/agent-model.js', 'agents/agent-sessions.js', 'agents/agent-alerts.js',
+  'dialogs/dialog.js', 'dialogs/new-issue.js', 'dialogs/new-project.js', 'dialogs/project-settings.js',
+  'dialogs/merge.js', 'dialogs/help.js',
+];
 
 // An issue no agent session works on.
 const NO_AGENTS = Object.freeze([]);
@@ -98,7 +116,10 @@ export class DeskApp {
     // does not compete with them; an address that opens an issue, the
     // handoff or the agents needs its view at once.
     const r = this.route;
-    this.views = r.issue || r.handoff || r.agents ? this.loadViews() : this.firstRows.then(() => this.loadViews());
+    const now = r.issue || r.handoff || r.agents;
+    if (now) preloadLater();
+    else this.firstRows.then(preloadLater);
+    this.views = now ? this.loadViews() : this.firstRows.then(() => this.loadViews());
     this.chrome = this.firstRows.then(() => this.loadChrome());
     // Says that every part of the page is there (keys, live, the issue view),
     // for whoever drives the page from outside, such as the browser tests.
@@ -951,6 +972,13 @@ export class DeskApp {
 
 // Adds a stylesheet to the page; resolves when it applies (or failed, so
 // that a missing style never keeps the issue view away).
+/** Asks for the modules of LATER_MODULES at low priority, beside this one. */
+function preloadLater() {
+  for (const m of LATER_MODULES) {
+    document.head.append(h('link', { rel: 'modulepreload', href: new URL(m, import.meta.url).pathname, fetchpriority: 'low' }));
+  }
+}
+
 function loadStyle(href) {
   return new Promise((resolve) => {
     const link = h('link', { rel: 'stylesheet', href });

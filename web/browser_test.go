@@ -663,6 +663,16 @@ func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
 	p.do(focusList())
 	p.key("0")
 	p.waitFor("every issue loaded", `document.querySelector('.list-footer').textContent.startsWith('612 of 612')`)
+	// The project opened with a short first page; the rest was asked for
+	// only once that page was painted, so that it did not hold the rows up.
+	if got := eval[string](p, `(() => {
+		const lists = performance.getEntriesByType('resource').filter((e) => e.name.includes('/issues?'));
+		const painted = performance.getEntriesByName('desk:first-rows')[0];
+		if (lists.length < 2 || !painted) return 'lists ' + lists.length + ', first rows mark ' + !!painted;
+		return lists[1].startTime >= painted.startTime ? '' : 'the rest of the page was asked for at ' + lists[1].startTime + ' ms, the first rows painted at ' + painted.startTime;
+	})()`); got != "" {
+		t.Error(got)
+	}
 	if n := eval[int](p, `document.querySelectorAll('#list-scroller [data-id]').length`); n > 40 {
 		t.Errorf("%d row nodes for 612 issues", n)
 	}

@@ -9,11 +9,12 @@ import vm from 'node:vm';
 import { cleanFilters, listQuery, FIRST_PAGE } from '../static/js/list-query.js';
 import { parseRoute } from '../static/js/router.js';
 import { prefs } from '../static/js/prefs.js';
+import { takeEarlyList } from '../static/js/api.js';
 
 const source = readFileSync(new URL('../static/js/boot.js', import.meta.url), 'utf8');
 
 /** Runs boot.js with a stored state and an address; returns what it did. */
-function boot(stored, hash) {
+function boot(stored, hash, answer = {}) {
   const requests = [];
   const attrs = {};
   const window = {
@@ -31,7 +32,7 @@ function boot(stored, hash) {
     URLSearchParams,
     fetch: (url) => {
       requests.push(url);
-      return Promise.resolve({});
+      return Promise.resolve(answer);
     },
   };
   vm.runInNewContext(source, context);
@@ -77,4 +78,27 @@ test('boot.js applies the remembered theme and list width and ignores anything e
   assert.deepEqual(boot({ 'desk.theme': 'dark', 'desk.split': '50' }, '').attrs, { 'data-theme': 'dark', '--list-width': '50%' });
   assert.deepEqual(boot({ 'desk.theme': '<x>', 'desk.split': '"90%; color: red"' }, '').attrs, {});
   assert.deepEqual(boot({ 'desk.split': '99' }, '').attrs, {});
+});
+
+/** A fetch Response as boot.js and api.js read it. */
+function response(status, body, etag = '"v1"') {
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    statusText: String(status),
+    headers: { get: (k) => (k === 'ETag' ? etag : null) },
+    json: () => Promise.resolve(body),
+  };
+}
+
+test('the app takes the early list as boot.js read it, once, and an error as the server said it', async () => {
+  const url = appAddress({}, '#/mygame');
+  globalThis.window = { deskEarlyList: boot({}, '#/mygame', response(200, { issues: [{ id: 'MG-1' }], total: 1 })).early };
+  assert.equal(takeEarlyList('/api/projects/mygame/issues?other=1'), null, 'another list is not the early one');
+  assert.deepEqual(await takeEarlyList(url), { data: { issues: [{ id: 'MG-1' }], total: 1 }, etag: '"v1"', unchanged: false });
+  assert.equal(takeEarlyList(url), null, 'taken once');
+
+  globalThis.window = { deskEarlyList: boot({}, '#/mygame', response(404, { error: 'no project mygame' })).early };
+  await assert.rejects(takeEarlyList(url), { name: 'ApiError', status: 404, message: 'no project mygame' });
+  delete globalThis.window;
 });

@@ -30,7 +30,9 @@ async function errorOf(res) {
   return new ApiError(res.status, message);
 }
 
-async function request(method, url, { body, signal, headers, response } = {}) {
+const UNREACHABLE = 'The desk server is not reachable. Is `desk serve` still running?';
+
+async function request(method, url, { body, signal, headers } = {}) {
   const init = { method, signal, headers: { Accept: 'application/json', ...headers }, credentials: 'same-origin' };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -38,11 +40,10 @@ async function request(method, url, { body, signal, headers, response } = {}) {
   }
   let res;
   try {
-    // A response already on its way (the early list request) stands in for a new one.
-    res = await (response || fetch(url, init));
+    res = await fetch(url, init);
   } catch (err) {
     if (isAbort(err)) throw err;
-    throw new ApiError(0, 'The desk server is not reachable. Is `desk serve` still running?');
+    throw new ApiError(0, UNREACHABLE);
   }
   if (!res.ok) throw await errorOf(res);
   return res;
@@ -57,7 +58,6 @@ export async function getJSON(url, options = {}) {
 /**
  * GET a JSON read with its ETag. When the ETag equals `etag`, the body is
  * not parsed and `data` is null: the caller already shows this version.
- * options.response may carry a fetch of the same URL already under way.
  */
 export async function getVersioned(url, etag, options = {}) {
   const res = await request('GET', url, options);
@@ -142,10 +142,23 @@ export class Latest {
 // The first page of issues that boot.js asked for before any module ran.
 // The app takes it when it wants exactly that list.
 
-/** The early response for url, once; null when there is none for it. */
+/**
+ * The early list for url, once, as getVersioned gives a list; null when
+ * boot.js asked for no such list. When boot.js has read it already, the
+ * promise settles without waiting for another task.
+ */
 export function takeEarlyList(url) {
   const early = window.deskEarlyList;
   if (!early || early.url !== url) return null;
   window.deskEarlyList = null;
-  return early.response;
+  return early.answer.then(
+    async ({ response, data }) => {
+      if (!response.ok) throw await errorOf(response);
+      return { data, etag: response.headers.get('ETag'), unchanged: false };
+    },
+    (err) => {
+      // fetch fails with a TypeError when the server cannot be reached.
+      throw err instanceof TypeError ? new ApiError(0, UNREACHABLE) : err;
+    },
+  );
 }

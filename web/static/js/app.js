@@ -399,7 +399,7 @@ export class DeskApp {
     const sameQuery = this.list.url === url;
     if (!live) this.listPane.setLoading(true);
     try {
-      const res = await getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal, response: takeEarlyList(url) });
+      const res = await (takeEarlyList(url) || getVersioned(url, sameQuery ? this.list.etag : null, { signal: req.signal }));
       if (!req.current() || slug !== this.slug) return;
       this.listPane.setLoading(false);
       const partial = limit < full && Boolean(res.data) && res.data.total > limit;

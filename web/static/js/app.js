@@ -22,7 +22,7 @@ import { STATUSES, OWNER } from './enums.js';
 import { fileToAttachment, filesOf } from './files.js';
 import { toast, toastError } from './toast.js';
 import { plural } from './format.js';
-import { dialogOpen, h, isTyping, installPopoverDismiss } from './dom.js';
+import { afterPaint, dialogOpen, h, isTyping, installPopoverDismiss } from './dom.js';
 import { ListPane } from './list/list-pane.js';
 
 // How long a changed row or timeline entry stays highlighted.
@@ -512,9 +512,9 @@ export class DeskApp {
     this.detailText = text;
     this.detail = detail;
     this.detailView.show(detail);
-    // When the issue was in the DOM, and the frame that painted it (for the benchmark).
+    // When the issue was in the DOM, and when it had been painted (for the benchmark).
     performance.mark(`desk:drawn:${detail.id}`);
-    requestAnimationFrame(() => performance.mark(`desk:detail:${detail.id}`));
+    afterPaint(() => performance.mark(`desk:detail:${detail.id}`));
   }
 
   /** Reloads the open issue (after a live change); waits while the owner edits it. */

@@ -109,3 +109,16 @@ export function installPopoverDismiss() {
 export function dialogOpen() {
   return Boolean(document.querySelector('dialog[open]'));
 }
+
+/**
+ * Calls fn once the next frame has been rendered: a task posted from the
+ * frame's animation callback runs after its style, layout and paint.
+ * @param {() => void} fn
+ */
+export function afterPaint(fn) {
+  requestAnimationFrame(() => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => fn();
+    channel.port2.postMessage(null);
+  });
+}

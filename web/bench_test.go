@@ -284,4 +284,3 @@ func firstRows(b *testing.B, p *page, empty bool) {
 	b.Logf("medians (ms after navigation): page %.0f, first paint of the static frame %.0f, modules ready %.0f, first list request %.0f to %.0f, rows in the DOM %.0f, their frame begins %.0f, rows painted %.0f",
 		median(col(0)), median(col(5)), median(col(1)), median(col(2)), median(col(3)), median(col(4)), median(col(6)), median(ms))
 }
-

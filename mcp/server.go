@@ -239,10 +239,14 @@ func (s *server) callDirect(id, params json.RawMessage) bool {
 		return false
 	}
 	s.startChannel() // as startsChannel does for the SDK's messages
-	// Calls run side by side, as the SDK runs them: an agent may make
-	// several at once.
+	// The call runs here, on the goroutine that read it, and the next
+	// message is read once it is answered. Handing it to a goroutine of
+	// its own woke a second thread for every call, which on a machine
+	// whose idle cores sleep cost more than most calls' own work; an
+	// agent's calls then run one after the other, as its writes would on
+	// the store's one writer anyway.
 	s.calls.Add(1)
-	go func() {
+	func() {
 		defer s.calls.Done()
 		text, failed := s.answer(s.ctx, t, p.Arguments)
 		b := make([]byte, 0, len(text)+len(id)+96)

@@ -49,6 +49,8 @@ type DB struct {
 	index     *issueIndex
 	overviews overviewCache
 
+	checkpoints *checkpointer // nil in a one-shot process (see checkpoint.go)
+
 	mu      sync.Mutex
 	commits []chan struct{} // closed after every commit of this process
 }
@@ -103,6 +105,9 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 		o.Readers = 4
 	}
 	db := &DB{dir: abs, path: path, Now: time.Now, oneShot: o.OneShot}
+	if !o.OneShot {
+		db.checkpoints = &checkpointer{}
+	}
 	wcache, rcache := 8192, 4096
 	if o.CacheKiB > 0 {
 		wcache, rcache = o.CacheKiB, o.CacheKiB
@@ -132,7 +137,7 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 // dsn builds the connection string: WAL, foreign keys, a busy timeout long
 // enough to wait out any other process's write, writes that take the write
 // lock when they begin (so they never fail halfway on a lock upgrade).
-func dsn(path string, readOnly bool, cacheKiB int, mapFile bool) string {
+func dsn(path string, readOnly bool, cacheKiB int, oneShot bool) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "foreign_keys(1)")
@@ -140,12 +145,15 @@ func dsn(path string, readOnly bool, cacheKiB int, mapFile bool) string {
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
 	q.Add("_pragma", "temp_store(MEMORY)")
-	if mapFile {
+	if oneShot {
 		q.Add("_pragma", "mmap_size(268435456)")
 	}
 	if readOnly {
 		q.Add("_pragma", "query_only(1)")
 	} else {
+		if !oneShot {
+			q.Add("_pragma", "wal_autocheckpoint(0)") // see checkpoint.go
+		}
 		// Once the connection is set up (switching a new file to WAL may
 		// wait for another process), the writer waits for the write lock
 		// in beginWrite, not in SQLite.
@@ -163,6 +171,9 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes the database.
 func (db *DB) Close() error {
+	if db.checkpoints != nil {
+		db.checkpoints.wait()
+	}
 	if db.writeStmts != nil {
 		db.writeStmts.close()
 	}
@@ -224,6 +235,9 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 	tx.commitFiles()
 	db.signalCommit()
+	if db.checkpoints != nil {
+		db.checkpoints.committed(db)
+	}
 	db.writeStmts.prepareWanted(ctx)
 	return nil
 }

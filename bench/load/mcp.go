@@ -19,6 +19,9 @@ type MCP struct {
 	in   io.WriteCloser
 	out  *bufio.Reader
 	next int
+	// Answered is how long the last request took from being written to
+	// its answer's line being read, before the client decodes it.
+	Answered time.Duration
 }
 
 // StartMCP starts `bin --data data mcp`, with env added to its
@@ -85,11 +88,17 @@ type rpcResponse struct {
 func (m *MCP) request(method string, params any) (json.RawMessage, error) {
 	m.next++
 	id := m.next
-	if err := m.send(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params}); err != nil {
+	msg, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	sent := time.Now()
+	if _, err := m.in.Write(append(msg, '\n')); err != nil {
 		return nil, err
 	}
 	for {
 		line, err := m.out.ReadBytes('\n')
+		m.Answered = time.Since(sent)
 		if err != nil {
 			return nil, fmt.Errorf("mcp %s: %w", method, err)
 		}

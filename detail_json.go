@@ -145,7 +145,8 @@ func (m *MergedSource) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// appendValues is appendList for a slice of values.
+// appendValues appends list as a JSON array (null for a nil list), each
+// entry written by each.
 func appendValues[T any](b []byte, list []T, each func(*T, []byte) []byte) []byte {
 	if list == nil {
 		return append(b, "null"...)
@@ -160,22 +161,15 @@ func appendValues[T any](b []byte, list []T, each func(*T, []byte) []byte) []byt
 	return append(b, ']')
 }
 
+// appendList appends list as a JSON array (null for a nil list, and for
+// a nil entry), each entry written by each.
 func appendList[T any](b []byte, list []*T, each func(*T, []byte) []byte) []byte {
-	if list == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, v := range list {
-		if i > 0 {
-			b = append(b, ',')
+	return appendValues(b, list, func(v **T, b []byte) []byte {
+		if *v == nil {
+			return append(b, "null"...)
 		}
-		if v == nil {
-			b = append(b, "null"...)
-			continue
-		}
-		b = each(v, b)
-	}
-	return append(b, ']')
+		return each(*v, b)
+	})
 }
 
 func appendProgress(b []byte, p Progress) []byte {

@@ -14,18 +14,7 @@ import (
 // a one-shot store leaves it to SQLite.
 func TestCheckpointsRunBesideTheWrites(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	db, err := Open(ctx, dir, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: new("Lava")}, desk.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	db := testStore(t, "Lava")
 	var auto int
 	if err := db.write.QueryRowContext(ctx, `PRAGMA wal_autocheckpoint`).Scan(&auto); err != nil || auto != 0 {
 		t.Fatalf("the write connection's wal_autocheckpoint is %d (%v), want 0", auto, err)
@@ -49,7 +38,7 @@ func TestCheckpointsRunBesideTheWrites(t *testing.T) {
 		t.Fatalf("the database file stayed at %d bytes after %d commits: no checkpoint ran", after, 2*checkpointEvery)
 	}
 
-	one, err := Open(ctx, dir, Options{OneShot: true})
+	one, err := Open(ctx, db.Dir(), Options{OneShot: true})
 	if err != nil {
 		t.Fatal(err)
 	}

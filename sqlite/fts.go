@@ -90,7 +90,6 @@ func DropSearchIndexSQL() string {
 	return b.String()
 }
 
-// ensureSearchIndex builds the index when the file has none.
 // hasSearchIndex reports whether the search index is there, whole, and of
 // this desk's version.
 func hasSearchIndex(ctx context.Context, q querier) (bool, error) {
@@ -100,6 +99,7 @@ func hasSearchIndex(ctx context.Context, q querier) (bool, error) {
 	return n == 4, err
 }
 
+// ensureSearchIndex builds the index when the file has none.
 func (db *DB) ensureSearchIndex(ctx context.Context) error {
 	if ok, err := hasSearchIndex(ctx, db.write); err != nil || ok {
 		return err

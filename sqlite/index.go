@@ -225,14 +225,14 @@ func (p *projIndex) put(r *row, owned map[*projIndex]bool) {
 // parent's and its merge target's, which are in the same project.
 func (p *projIndex) name(r *row) {
 	r.Project, r.prefix = p.slug, p.prefix
-	r.areaID, r.milestoneID = p.word(r.Area), p.word(r.Milestone)
+	if r.Area != "" {
+		r.areaID = idOf(p.words, r.Area)
+	}
+	if r.Milestone != "" {
+		r.milestoneID = idOf(p.words, r.Milestone)
+	}
 	if r.seed != nil {
-		id, ok := p.seeds[*r.seed]
-		if !ok {
-			id = int32(len(p.seeds) + 1)
-			p.seeds[*r.seed] = id
-		}
-		r.seedID = id
+		r.seedID = idOf(p.seeds, *r.seed)
 	}
 	r.ID = desk.IssueKey(p.prefix, r.Number)
 	if r.parentID != 0 {
@@ -245,15 +245,13 @@ func (p *projIndex) name(r *row) {
 	}
 }
 
-// word returns the id of a free-text facet value, 0 for none.
-func (p *projIndex) word(v string) int32 {
-	if v == "" {
-		return 0
-	}
-	id, ok := p.words[v]
+// idOf returns the id ids gave v, giving it the next one (from 1) the
+// first time.
+func idOf[K comparable](ids map[K]int32, v K) int32 {
+	id, ok := ids[v]
 	if !ok {
-		id = int32(len(p.words) + 1)
-		p.words[v] = id
+		id = int32(len(ids) + 1)
+		ids[v] = id
 	}
 	return id
 }

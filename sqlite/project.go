@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"sort"
 	"strings"
@@ -67,19 +68,12 @@ func (db *DB) Projects(ctx context.Context) ([]*desk.Project, error) {
 func (db *DB) ProjectSlugs(ctx context.Context) ([]string, error) {
 	slugs := []string{}
 	err := db.view(ctx, func(tx *readTx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT slug FROM projects ORDER BY name COLLATE NOCASE, slug`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		return eachRow(ctx, tx, `SELECT slug FROM projects ORDER BY name COLLATE NOCASE, slug`, nil, func(rs *sql.Rows) error {
 			var s string
-			if err := rows.Scan(&s); err != nil {
-				return err
-			}
+			err := rs.Scan(&s)
 			slugs = append(slugs, s)
-		}
-		return rows.Err()
+			return err
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)

@@ -15,14 +15,7 @@ import (
 // query whose rows are iterated never are.
 func TestWritesReusePreparedStatementsAfterTheirFirstCommit(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
-		t.Fatal(err)
-	}
+	db := testStore(t)
 	const insert = `INSERT INTO meta (key, value) VALUES (?, ?)`
 	const script = `INSERT INTO meta (key, value) VALUES ('a', '1'); INSERT INTO meta (key, value) VALUES ('b', '2')`
 	const iterate = `SELECT key FROM meta ORDER BY key`
@@ -91,23 +84,11 @@ func TestWritesReusePreparedStatementsAfterTheirFirstCommit(t *testing.T) {
 // readers at once while a writer appends.
 func TestFeedReadsShareOnePreparedStatement(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
-		t.Fatal(err)
-	}
-	title := "Lava tips are square"
-	is, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testStore(t, "Lava tips are square")
 	done := make(chan error, 9)
 	go func() {
 		for i := 0; i < 40; i++ {
-			if _, _, err := db.AddComment(ctx, is.ID, desk.CommentInput{Author: "owner", Text: "again"}); err != nil {
+			if _, _, err := db.AddComment(ctx, "MG-1", desk.CommentInput{Author: "owner", Text: "again"}); err != nil {
 				done <- err
 				return
 			}
@@ -166,19 +147,7 @@ func TestFeedReadsShareOnePreparedStatement(t *testing.T) {
 // both answers whole.
 func TestReadsReusePreparedStatementsAndNestTheirRows(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(ctx, t.TempDir(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
-		t.Fatal(err)
-	}
-	for _, title := range []string{"one", "two", "three"} {
-		if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	db := testStore(t, "one", "two", "three")
 	const q = `SELECT number FROM issues ORDER BY number`
 	numbers := func(tx *readTx) ([]int, error) {
 		var out []int
@@ -197,7 +166,7 @@ func TestReadsReusePreparedStatementsAndNestTheirRows(t *testing.T) {
 		t.Fatal("the query is not prepared after a read ran it")
 	}
 	var got []string
-	err = db.view(ctx, func(tx *readTx) error {
+	err := db.view(ctx, func(tx *readTx) error {
 		outer, err := tx.QueryContext(ctx, q)
 		if err != nil {
 			return err
@@ -222,4 +191,25 @@ func TestReadsReusePreparedStatementsAndNestTheirRows(t *testing.T) {
 	if want := "1 [1 2 3]|2 [1 2 3]|3 [1 2 3]"; strings.Join(got, "|") != want {
 		t.Fatalf("nested reads gave %q; want %q", strings.Join(got, "|"), want)
 	}
+}
+
+// testStore opens a desk in a temp folder, closed when the test ends, with
+// one project, mygame (MG), holding an issue for each title.
+func testStore(t *testing.T, titles ...string) *DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	for _, title := range titles {
+		if _, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: &title}, desk.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"desk"
-	"desk/bench/load"
+	"desk/bench/metrics"
 	"desk/sqlite"
 )
 
@@ -134,7 +134,7 @@ func BenchmarkCLI(b *testing.B) {
 				}
 				times = append(times, time.Since(start))
 			}
-			load.ReportPercentiles(b, times)
+			metrics.ReportPercentiles(b, times)
 		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"desk"
 	"desk/bench/gen"
-	"desk/bench/load"
+	"desk/bench/metrics"
 	"desk/link"
 	"desk/sqlite"
 )
@@ -121,7 +121,7 @@ func BenchmarkHooks(b *testing.B) {
 				times = append(times, hook(b, c.hook, session))
 				i++
 			}
-			load.ReportPercentiles(b, times)
+			metrics.ReportPercentiles(b, times)
 		})
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"desk/bench/benchdesk"
 	"desk/bench/gen"
 	"desk/bench/load"
+	"desk/bench/metrics"
 )
 
 // BenchmarkMCP measures tool calls as an agent makes them: the official
@@ -209,7 +210,7 @@ func BenchmarkMCP(b *testing.B) {
 
 // report adds the median and tails of times, in milliseconds.
 func report(b *testing.B, times []time.Duration) {
-	load.ReportPercentiles(b, times)
+	metrics.ReportPercentiles(b, times)
 	b.ReportMetric(float64(len(times)), "calls")
 }
 

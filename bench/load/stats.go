@@ -4,7 +4,6 @@ import (
 	"math"
 	"sort"
 	"sync"
-	"testing"
 	"time"
 )
 
@@ -50,17 +49,6 @@ func Milliseconds(ds []time.Duration) []float64 {
 		ms[i] = float64(d) / float64(time.Millisecond)
 	}
 	return ms
-}
-
-// ReportPercentiles reports the p50, p95 and p99 of times, in
-// milliseconds, as metrics of the benchmark b, and returns them: every
-// benchmark of desk ranks its samples by Percentile.
-func ReportPercentiles(b *testing.B, times []time.Duration) Stats {
-	s := Summarize(Milliseconds(times))
-	b.ReportMetric(s.P50, "p50-ms")
-	b.ReportMetric(s.P95, "p95-ms")
-	b.ReportMetric(s.P99, "p99-ms")
-	return s
 }
 
 // Summarize computes the statistics of samples in milliseconds.

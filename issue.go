@@ -267,7 +267,7 @@ func (l *IssueList) MarshalJSON() ([]byte, error) {
 		b = is.AppendJSON(b, l.Summary)
 	}
 	b = append(b, `],"counts":`...)
-	counts, err := marshalNoHTML(l.Counts)
+	counts, err := MarshalNoHTML(l.Counts)
 	if err != nil {
 		return nil, err
 	}

@@ -145,7 +145,7 @@ func (l *Location) appendJSON(b []byte) []byte {
 	str("action", l.Action)
 	if len(l.Extra) > 0 {
 		key("extra")
-		extra, _ := marshalNoHTML(l.Extra)
+		extra, _ := MarshalNoHTML(l.Extra)
 		b = append(b, extra...)
 	}
 	return append(b, '}')
@@ -203,7 +203,7 @@ func (r *BuildRef) appendJSON(b []byte) []byte {
 	}
 	b = appendField(b, "built_at", r.BuiltAt)
 	if r.Local != nil {
-		local, _ := marshalNoHTML(r.Local)
+		local, _ := MarshalNoHTML(r.Local)
 		b = append(b, `,"local":`...)
 		b = append(b, local...)
 	}
@@ -313,8 +313,9 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// marshalNoHTML is json.Marshal without HTML escaping.
-func marshalNoHTML(v any) ([]byte, error) {
+// MarshalNoHTML is json.Marshal with <, > and & left as they are, as
+// desk writes every answer.
+func MarshalNoHTML(v any) ([]byte, error) {
 	var buf jsonBuffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -3,7 +3,6 @@ package http
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -154,7 +153,7 @@ type detailWithAgents struct {
 
 // MarshalJSON writes the detail as it is, with the agents after its fields.
 func (d detailWithAgents) MarshalJSON() ([]byte, error) {
-	agents, err := json.Marshal(d.Agents)
+	agents, err := desk.MarshalNoHTML(d.Agents)
 	if err != nil {
 		return nil, err
 	}

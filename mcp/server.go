@@ -485,11 +485,5 @@ func marshal(v any) ([]byte, error) {
 	if l, ok := v.(*issueList); ok {
 		return l.appendJSON(make([]byte, 0, 128+256*len(l.Issues))), nil
 	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+	return desk.MarshalNoHTML(v)
 }

@@ -100,13 +100,7 @@ func BenchmarkWebDesk(b *testing.B) {
 			ms = append(ms, r[0])
 			phases = append(phases, r)
 		}
-		col := func(k int) []float64 {
-			var out []float64
-			for _, ph := range phases {
-				out = append(out, ph[k])
-			}
-			return out
-		}
+		col := func(k int) []float64 { return column(phases, k) }
 		b.Logf("medians (ms after the click): request sent %.1f, answer in %.1f, issue in the DOM %.1f, issue painted %.1f", median(col(1)), median(col(2)), median(col(3)), median(col(0)))
 		report(b, ms)
 	})
@@ -142,23 +136,20 @@ func BenchmarkWebDesk(b *testing.B) {
 			id := ids[len(ids)/2]
 			title := "live title " + strconv.Itoa(i) + " " + strconv.FormatInt(time.Now().UnixNano(), 36)
 			// The page notes the wall-clock time once the frame that shows the
-			// new title has been painted (see afterPaint in dom.js).
-			eval[bool](p, `(() => {
+			// new title has been painted, with the page's own afterPaint (the
+			// module the page loaded, beside its main.js).
+			eval[bool](p, `import(new URL('dom.js', document.querySelector('script[type="module"]').src)).then(({ afterPaint }) => {
 				window.benchSeen = 0;
 				const host = document.querySelector('#list-scroller .window-host');
 				const obs = new MutationObserver(() => {
 					if (document.querySelector('[data-id="`+id+`"] .row-title')?.textContent === `+jsString(title)+`) {
 						obs.disconnect();
-						requestAnimationFrame(() => {
-							const channel = new MessageChannel();
-							channel.port1.onmessage = () => { window.benchSeen = performance.timeOrigin + performance.now(); };
-							channel.port2.postMessage(null);
-						});
+						afterPaint(() => { window.benchSeen = performance.timeOrigin + performance.now(); });
 					}
 				});
 				obs.observe(host, { childList: true, subtree: true, characterData: true });
 				return true;
-			})()`)
+			})`)
 			committed := writeFromProcess(b, d.DataDir, "title", id, title)
 			p.waitFor("the new title on screen", `window.benchSeen > 0`)
 			seen := eval[float64](p, `window.benchSeen`)
@@ -274,13 +265,16 @@ func firstRows(b *testing.B, p *page, empty bool) {
 		})()`))
 	}
 	report(b, ms)
-	col := func(k int) []float64 {
-		var out []float64
-		for _, ph := range phases {
-			out = append(out, ph[k])
-		}
-		return out
-	}
+	col := func(k int) []float64 { return column(phases, k) }
 	b.Logf("medians (ms after navigation): page %.0f, first paint of the static frame %.0f, modules ready %.0f, first list request %.0f to %.0f, rows in the DOM %.0f, their frame begins %.0f, rows painted %.0f",
 		median(col(0)), median(col(5)), median(col(1)), median(col(2)), median(col(3)), median(col(4)), median(col(6)), median(ms))
+}
+
+// column is the k-th figure of every sample's breakdown.
+func column(phases [][]float64, k int) []float64 {
+	out := make([]float64, 0, len(phases))
+	for _, ph := range phases {
+		out = append(out, ph[k])
+	}
+	return out
 }

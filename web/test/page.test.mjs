@@ -28,10 +28,12 @@ const later = (() => {
   return [...list[1].matchAll(/'([^']+)'/g)].map((m) => `js/${m[1]}`);
 })();
 
+// The modules index.html names as modulepreload hints.
+const pagePreloads = [...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)">/g)].map((m) => m[1]);
+
 test('every module is preloaded, by index.html or after the first rows, and every preload exists', () => {
   const modules = files(join(root, 'js'), '.js').map((p) => relative(root, p)).filter((p) => !CLASSIC.has(p));
-  const preloads = [...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)">/g)].map((m) => m[1]);
-  const all = [...preloads, ...later];
+  const all = [...pagePreloads, ...later];
   assert.deepEqual([...all].sort(), [...modules].sort());
   assert.equal(new Set(all).size, all.length, 'a module is preloaded twice');
 });
@@ -78,7 +80,6 @@ test('index.html names exactly the modules the first rows need', () => {
   for (const rel of staticGraph('js/main.js')) assert.ok(!low.has(rel), `${rel} is deferred but main.js imports it statically`);
   // And the other way round: nothing is named in the page that the first rows do not need.
   const first = staticGraph('js/main.js');
-  const normal = [...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)">/g)].map((m) => m[1]);
-  for (const rel of normal) assert.ok(first.has(rel), `${rel} is preloaded by the page but the first rows do not need it`);
+  for (const rel of pagePreloads) assert.ok(first.has(rel), `${rel} is preloaded by the page but the first rows do not need it`);
   assert.doesNotMatch(html, /fetchpriority="low"/, 'a low-priority hint in the page still costs the browser work before the first script');
 });

@@ -117,8 +117,6 @@ export class DeskApp {
     // handoff or the agents needs its view at once.
     const r = this.route;
     const now = r.issue || r.handoff || r.agents;
-    if (now) preloadLater();
-    else this.firstRows.then(preloadLater);
     this.views = now ? this.loadViews() : this.firstRows.then(() => this.loadViews());
     this.chrome = this.firstRows.then(() => this.loadChrome());
     // Says that every part of the page is there (keys, live, the issue view),
@@ -139,7 +137,7 @@ export class DeskApp {
     return this.firstRowsPromise;
   }
 
-  /** Called by the list view in the frame that shows the first rows. */
+  /** Called by the list view once the first rows have been painted. */
   rowsPainted() {
     this.firstRows;
     this.firstRowsDone();
@@ -174,11 +172,12 @@ export class DeskApp {
     });
   }
 
-  // The issue view, the handoff and the agents view, with their styles.
+  // The issue view, the handoff and the agents view, with their styles,
+  // and every other module the page did not name (preloadLater).
   loadViews() {
+    preloadLater();
     return Promise.all([
-      // Beside the modules, under the page's versioned prefix, where
-      // index.html preloads them.
+      // Beside the modules, under the page's versioned prefix.
       loadStyle(new URL('../css/detail.css', import.meta.url).pathname),
       loadStyle(new URL('../css/agents.css', import.meta.url).pathname),
       import('./detail/detail-view.js'),
@@ -974,8 +973,6 @@ export class DeskApp {
   }
 }
 
-// Adds a stylesheet to the page; resolves when it applies (or failed, so
-// that a missing style never keeps the issue view away).
 /** Asks for the modules of LATER_MODULES at low priority, beside this one. */
 function preloadLater() {
   for (const m of LATER_MODULES) {
@@ -983,6 +980,8 @@ function preloadLater() {
   }
 }
 
+// Adds a stylesheet to the page; resolves when it applies (or failed, so
+// that a missing style never keeps the issue view away).
 function loadStyle(href) {
   return new Promise((resolve) => {
     const link = h('link', { rel: 'stylesheet', href });

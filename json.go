@@ -42,7 +42,7 @@ func (is *Issue) AppendJSON(b []byte, summary bool) []byte {
 		b = append(b, ']')
 	}
 	b = append(b, `,"location":`...)
-	b = is.Location.appendJSON(b)
+	b = is.Location.AppendJSON(b)
 	b = appendField(b, "source", is.Source)
 	b = appendField(b, "external_ref", is.ExternalRef)
 	b = appendField(b, "size", is.Size)
@@ -65,13 +65,15 @@ func (is *Issue) AppendJSON(b []byte, summary bool) []byte {
 	b = appendIntField(b, "attachment_count", is.AttachmentCount)
 	b = appendOptField(b, "last_verdict", is.LastVerdict)
 	if is.Match != nil {
-		b = is.Match.appendJSON(b)
+		b = append(b, `,"match":`...)
+		b = is.Match.AppendJSON(b)
 	}
 	return append(b, '}')
 }
 
-func (m *Match) appendJSON(b []byte) []byte {
-	b = append(b, `,"match":{"field":`...)
+// AppendJSON appends the match as JSON, as encoding/json writes it.
+func (m *Match) AppendJSON(b []byte) []byte {
+	b = append(b, `{"field":`...)
 	b = appendString(b, m.Field)
 	b = appendField(b, "excerpt", m.Excerpt)
 	return append(b, '}')
@@ -85,11 +87,13 @@ func AppendWithMatch(b, encoded []byte, m *Match) []byte {
 		return append(b, encoded...)
 	}
 	b = append(b, encoded[:len(encoded)-1]...)
-	b = m.appendJSON(b)
+	b = append(b, `,"match":`...)
+	b = m.AppendJSON(b)
 	return append(b, '}')
 }
 
-func (l *Location) appendJSON(b []byte) []byte {
+// AppendJSON appends the location as JSON, as encoding/json writes it.
+func (l *Location) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	first := true
 	key := func(name string) {

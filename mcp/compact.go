@@ -297,17 +297,6 @@ func (br *brief) appendJSON(b []byte) []byte {
 			b = strconv.AppendInt(b, int64(v), 10)
 		}
 	}
-	// encoding/json's own encoding, for the two fields lists rarely carry.
-	value := func(key string, v any) {
-		enc, err := marshal(v)
-		if err != nil {
-			enc = []byte("null")
-		}
-		b = append(b, `,"`...)
-		b = append(b, key...)
-		b = append(b, `":`...)
-		b = append(b, enc...)
-	}
 	b = append(b, `{"id":`...)
 	b = desk.AppendJSONString(b, br.ID)
 	b = append(b, `,"title":`...)
@@ -350,11 +339,13 @@ func (br *brief) appendJSON(b []byte) []byte {
 	b = append(b, `,"updated_at":`...)
 	b = desk.AppendJSONString(b, br.UpdatedAt)
 	if br.Match != nil {
-		value("match", br.Match)
+		b = append(b, `,"match":`...)
+		b = br.Match.AppendJSON(b)
 	}
 	str("body", br.Body)
 	if br.Location != nil {
-		value("location", br.Location)
+		b = append(b, `,"location":`...)
+		b = br.Location.AppendJSON(b)
 	}
 	return append(b, '}')
 }

@@ -45,14 +45,14 @@ func (s *server) startChannel() {
 	if !c.on || s.delegated {
 		return
 	}
-	f, ok := s.linked()
-	if !ok {
-		s.opts.Logger.Info("channel: this folder is linked to no project; nothing to follow")
-		return
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.done != nil {
+		return // following already: every message of the session lands here
+	}
+	f, ok := s.linked()
+	if !ok {
+		s.opts.Logger.Info("channel: this folder is linked to no project; nothing to follow")
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())

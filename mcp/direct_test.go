@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
-	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,41 +14,20 @@ import (
 	"desk/sqlite"
 )
 
-// lines collects what the server writes to its client.
-type lines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lines) Close() error { return nil }
-
-func (l *lines) take() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b := bytes.Clone(l.buf.Bytes())
-	l.buf.Reset()
-	return b
-}
-
 // A tool call answered on the direct path carries the result the SDK's
 // path gives for the same call, under the request's own id.
 func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 	ctx := context.Background()
 	dir, db := testStore(t, "My <Game> & co", "Lava <b>glows</b> & \u2028 \"hisses\"")
-	out := &lines{}
-	s := newServer(Options{DataDir: dir, Dir: t.TempDir(), Getenv: func(string) string { return "" }}, db, out)
-	s.ctx = ctx
+	// A direct call is answered before callDirect returns, on the caller's
+	// goroutine: what it wrote is in out then.
+	var out bytes.Buffer
+	s := newServer(Options{DataDir: dir, Dir: t.TempDir(), Getenv: func(string) string { return "" }}, db, discard{&out})
 
 	params := func(name, args string) json.RawMessage {
 		return json.RawMessage(`{"name":"` + name + `","arguments":` + args + `}`)
 	}
-	if s.callDirect(json.RawMessage("1"), params("list_projects", "{}")) {
+	if s.callDirect(ctx, json.RawMessage("1"), params("list_projects", "{}")) {
 		t.Fatal("a call before the handshake took the direct path")
 	}
 	s.ready.Store(true)
@@ -61,7 +39,7 @@ func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 		{"4", `[1]`},
 		{"5", `{"name":"list_projects","_meta":{"` + sdk.MetaKeyClientInfo + `":{"name":"codex"}}}`},
 	} {
-		if s.callDirect(json.RawMessage(refused.id), json.RawMessage(refused.params)) {
+		if s.callDirect(ctx, json.RawMessage(refused.id), json.RawMessage(refused.params)) {
 			t.Errorf("id %s, params %s: took the direct path, want the SDK's", refused.id, refused.params)
 		}
 	}
@@ -77,16 +55,16 @@ func TestDirectCallsAnswerAsTheSDK(t *testing.T) {
 		{"search", `{"q":"lava","project":"mygame"}`},
 	} {
 		id := json.RawMessage(`"call-` + string(rune('a'+i)) + `"`)
-		if !s.callDirect(id, params(c.tool, c.args)) {
+		if !s.callDirect(ctx, id, params(c.tool, c.args)) {
 			t.Fatalf("%s %s: left to the SDK", c.tool, c.args)
 		}
-		s.calls.Wait()
 		var got struct {
 			JSONRPC string          `json:"jsonrpc"`
 			ID      json.RawMessage `json:"id"`
 			Result  map[string]any  `json:"result"`
 		}
-		line := out.take()
+		line := bytes.Clone(out.Bytes())
+		out.Reset()
 		if bytes.Count(line, []byte("\n")) != 1 || json.Unmarshal(line, &got) != nil {
 			t.Fatalf("%s: not one JSON-RPC line: %q", c.tool, line)
 		}

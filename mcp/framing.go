@@ -163,7 +163,7 @@ func (r *frameReader) accept(b []byte) ([]byte, bool) {
 		r.out.replyError(m.ID, -32600, "invalid request: a JSON-RPC message needs a method, or an id with a result or an error")
 		return nil, false
 	}
-	if m.Method != nil && *m.Method == "tools/call" && r.call != nil && r.call(m.ID, m.Params) {
+	if m.Method != nil && *m.Method == "tools/call" && r.call(m.ID, m.Params) {
 		return nil, false
 	}
 	return msg, true

@@ -66,7 +66,6 @@ type server struct {
 	// tool calls take the direct path (see callDirect), whose answers go
 	// out while calls is above zero.
 	ready atomic.Bool
-	ctx   context.Context
 	calls sync.WaitGroup
 
 	touchMu   sync.Mutex
@@ -77,15 +76,18 @@ type server struct {
 // ServerName is the name the server gives itself.
 const ServerName = "desk"
 
+// storeOptions is how an MCP server opens the desk. It lives as long as
+// its session, one per agent: it keeps a small store (two readers, 512 KiB
+// page caches) so that twenty of them cost little. The operating system's
+// file cache still holds the database; SQLite's own cache only saves the
+// copy. It keeps the second reader: with one, a mixed load run saw a call
+// wait a minute.
+var storeOptions = sqlite.Options{Readers: 2, CacheKiB: 512}
+
 // Serve runs the server on in and out until the client closes in or ctx
 // ends.
 func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteCloser) error {
-	// An MCP server lives as long as its session, one per agent: it keeps
-	// a small store (two readers, 512 KiB page caches) so that twenty of
-	// them cost little. The operating system's file cache still holds the
-	// database; SQLite's own cache only saves the copy. It keeps the
-	// second reader: with one, a mixed load run saw a call wait a minute.
-	db, err := sqlite.Open(ctx, opts.DataDir, sqlite.Options{Readers: 2, CacheKiB: 512})
+	db, err := sqlite.Open(ctx, opts.DataDir, storeOptions)
 	if err != nil {
 		return err
 	}
@@ -97,8 +99,7 @@ func Serve(ctx context.Context, opts Options, in io.ReadCloser, out io.WriteClos
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer s.stopChannel()
-	s.ctx = ctx
-	in = newFrameReader(in, s.out, s.callDirect)
+	in = newFrameReader(in, s.out, func(id, params json.RawMessage) bool { return s.callDirect(ctx, id, params) })
 	err = s.sdk.Run(ctx, &sdk.IOTransport{Reader: in, Writer: s.out})
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil
@@ -220,7 +221,7 @@ func (s *server) answer(ctx context.Context, t *tool, raw json.RawMessage) (text
 // BenchmarkMCP). desk checks the arguments itself on either path (see
 // add), so this one answers the same calls with the same text. Everything else (the handshake, a call before it, a batch, a call
 // of a tool desk does not have) is the SDK's.
-func (s *server) callDirect(id, params json.RawMessage) bool {
+func (s *server) callDirect(ctx context.Context, id, params json.RawMessage) bool {
 	if !s.ready.Load() || len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		return false
 	}
@@ -248,7 +249,7 @@ func (s *server) callDirect(id, params json.RawMessage) bool {
 	s.calls.Add(1)
 	func() {
 		defer s.calls.Done()
-		text, failed := s.answer(s.ctx, t, p.Arguments)
+		text, failed := s.answer(ctx, t, p.Arguments)
 		b := make([]byte, 0, len(text)+len(id)+96)
 		b = append(b, `{"jsonrpc":"2.0","id":`...)
 		b = append(b, id...)

@@ -24,7 +24,7 @@ func BenchmarkToolWork(b *testing.B) {
 	d := benchdesk.New(b, gen.PairDesk, 1)
 	repo := d.LinkedRepo(b)
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, d.Dir, sqlite.Options{Readers: 2, CacheKiB: 1024})
+	db, err := sqlite.Open(ctx, d.Dir, storeOptions) // as Serve opens it
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -58,9 +58,13 @@ func BenchmarkMCP(b *testing.B) {
 		{"handoff", "get_handoff", func(int) map[string]any { return map[string]any{} }},
 	}
 
-	start := func(b *testing.B) (*sdk.ClientSession, *exec.Cmd) {
+	command := func() *exec.Cmd {
 		cmd := exec.Command(deskBin, "--data", d.Dir, "mcp")
 		cmd.Dir, cmd.Env = repo, environ(append([]string{"DESK_CLIENT=bench"}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...)
+		return cmd
+	}
+	start := func(b *testing.B) (*sdk.ClientSession, *exec.Cmd) {
+		cmd := command()
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &sdk.CommandTransport{Command: cmd}, nil)
 		if err != nil {
 			b.Fatal(err)
@@ -77,23 +81,28 @@ func BenchmarkMCP(b *testing.B) {
 		return el
 	}
 
-	b.Run("serial", func(b *testing.B) {
-		cs, cmd := start(b)
-		defer cs.Close()
+	// series times every tool, one call after another, after 3 warm calls.
+	series := func(b *testing.B, call func(b *testing.B, tool string, args map[string]any) time.Duration) {
 		for _, tl := range tools {
 			b.Run(tl.name, func(b *testing.B) {
 				for i := range 3 {
-					timeCall(b, cs, tl.tool, tl.args(i))
+					call(b, tl.tool, tl.args(i))
 				}
 				var times []time.Duration
 				for b.Loop() {
 					for i := range calls {
-						times = append(times, timeCall(b, cs, tl.tool, tl.args(i)))
+						times = append(times, call(b, tl.tool, tl.args(i)))
 					}
 				}
 				report(b, times)
 			})
 		}
+	}
+
+	b.Run("serial", func(b *testing.B) {
+		cs, cmd := start(b)
+		defer cs.Close()
+		series(b, func(b *testing.B, tool string, args map[string]any) time.Duration { return timeCall(b, cs, tool, args) })
 		// A benchmark with sub-benchmarks reports nothing of its own: the
 		// memory figures go in one more.
 		b.Run("memory", func(b *testing.B) {
@@ -111,33 +120,17 @@ func BenchmarkMCP(b *testing.B) {
 	// read: the server's answer, without a client library's own work on
 	// either side of it.
 	b.Run("serial-lines", func(b *testing.B) {
-		cmd := exec.Command(deskBin, "--data", d.Dir, "mcp")
-		cmd.Dir, cmd.Env = repo, environ(append([]string{"DESK_CLIENT=bench"}, strings.Fields(os.Getenv("BENCH_SERVER_ENV"))...)...)
-		m, err := load.ConnectMCP(cmd)
+		m, err := load.ConnectMCP(command())
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer m.Close()
-		for _, tl := range tools {
-			b.Run(tl.name, func(b *testing.B) {
-				call := func(i int) time.Duration {
-					if _, err := m.Call(tl.tool, tl.args(i)); err != nil {
-						b.Fatal(err)
-					}
-					return m.Answered
-				}
-				for i := range 3 {
-					call(i)
-				}
-				var times []time.Duration
-				for b.Loop() {
-					for i := range calls {
-						times = append(times, call(i))
-					}
-				}
-				report(b, times)
-			})
-		}
+		series(b, func(b *testing.B, tool string, args map[string]any) time.Duration {
+			if _, err := m.Call(tool, args); err != nil {
+				b.Fatal(err)
+			}
+			return m.Answered
+		})
 	})
 
 	b.Run("20-clients", func(b *testing.B) {

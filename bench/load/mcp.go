@@ -70,7 +70,12 @@ func (m *MCP) send(msg any) error {
 	if err != nil {
 		return err
 	}
-	_, err = m.in.Write(append(b, '\n'))
+	return m.write(b)
+}
+
+// write sends one message, already JSON, as one line.
+func (m *MCP) write(msg []byte) error {
+	_, err := m.in.Write(append(msg, '\n'))
 	return err
 }
 
@@ -93,7 +98,7 @@ func (m *MCP) request(method string, params any) (json.RawMessage, error) {
 		return nil, err
 	}
 	sent := time.Now()
-	if _, err := m.in.Write(append(msg, '\n')); err != nil {
+	if err := m.write(msg); err != nil {
 		return nil, err
 	}
 	for {

@@ -44,6 +44,7 @@ type asset struct {
 func newAssets(files fs.FS, token string) *assets {
 	a := &assets{files: map[string]*asset{}}
 	digest := sha256.New()
+	var page []byte // index.html, written once the prefix is known
 	fs.WalkDir(files, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -52,17 +53,19 @@ func newAssets(files fs.FS, token string) *assets {
 		if err != nil {
 			return err
 		}
-		if p != "index.html" {
-			// WalkDir goes in lexical order: the same files give the same digest.
-			fmt.Fprintf(digest, "%s\x00%d\x00", p, len(body))
-			digest.Write(body)
+		if p == "index.html" {
+			page = body
+			return nil
 		}
+		// WalkDir goes in lexical order: the same files give the same digest.
+		fmt.Fprintf(digest, "%s\x00%d\x00", p, len(body))
+		digest.Write(body)
 		a.add(p, body)
 		return nil
 	})
 	a.prefix = "/a/" + hex.EncodeToString(digest.Sum(nil)[:8])
-	if page := a.files["/index.html"]; page != nil {
-		body := page.body
+	if page != nil {
+		body := page
 		// The token goes into the page, where only desk's own origin
 		// can read it.
 		body = bytes.Replace(body, []byte(web.TokenMeta), []byte(`<meta name="desk-token" content="`+token+`">`), 1)

@@ -694,7 +694,8 @@ func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
 	// does not move the row.
 	eval[bool](p, `(() => { const s = document.querySelector('select[aria-label="Sort"]'); s.value = 'number'; s.dispatchEvent(new Event('change')); return true; })()`)
 	p.waitFor("number order", `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => +r.dataset.id.slice(3)).every((n, i, a) => i === 0 || a[i - 1] > n)`)
-	visible := eval[[]string](p, `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id)`)
+	const ids = `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id)`
+	visible := eval[[]string](p, ids)
 	target := visible[len(visible)/2]
 	eval[bool](p, `(() => {
 		window.touched = new Set();
@@ -716,7 +717,6 @@ func TestLargeListRendersAWindowAndKeysReachEveryRow(t *testing.T) {
 	// A scroll adds the rows that come into the window and removes those
 	// that leave it; the rows that stay are not moved, since a moved node
 	// is styled and laid out again.
-	const ids = `[...document.querySelectorAll('#list-scroller [data-id]')].map((r) => r.dataset.id)`
 	top := eval[[]string](p, ids)[0]
 	eval[bool](p, `(document.getElementById('list-scroller').scrollTop = 300 * 64, true)`)
 	p.waitFor("the middle of the list", ids+`[0] !== `+jsString(top))

@@ -302,6 +302,9 @@ type IssueFilter struct {
 	Limit       int
 	Offset      int
 	Summary     bool
+	// StatusCountsOnly counts the status facet alone (Counts.Status): a
+	// caller that shows no other counts spares a list most of its walk.
+	StatusCountsOnly bool
 }
 
 // Default and largest page sizes of an issue list.

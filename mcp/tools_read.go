@@ -130,7 +130,7 @@ func listIssues(ctx context.Context, s *server, a *args) (any, error) {
 		Status: a.list("status"), Kind: a.list("kind"), Priority: a.list("priority"),
 		Tag: a.str("tag"), Q: a.str("q"), Since: a.str("since"), Sort: a.str("sort"),
 		Merged: a.boolean("merged"), Limit: a.integer("limit", 50), Offset: a.integer("offset", 0),
-		Summary: !a.boolean("full"),
+		Summary: !a.boolean("full"), StatusCountsOnly: true, // the answer counts statuses only
 	}
 	if v := a.str("area"); v != "" {
 		f.Area = []string{v}

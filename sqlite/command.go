@@ -182,7 +182,10 @@ func (db *DB) Command(ctx context.Context, id int64) (*desk.Command, error) {
 	return c, err
 }
 
-// issueCommands returns the last ten commands sent for an issue.
+// issueCommands returns the last ten commands sent for an issue. The
+// project and the issue are r's, so they are bound rather than joined: the
+// query runs with every detail an agent or the page reads.
 func (db *DB) issueCommands(ctx context.Context, q queryer, r *row) ([]*desk.Command, error) {
-	return db.queryCommands(ctx, q, commandSelect+`WHERE c.issue_id = ? ORDER BY c.id DESC LIMIT 10`, r.rowid)
+	return db.queryCommands(ctx, q, `SELECT c.id, ?, ?, c.command, ?, c.created_by, c.created_at, c.expires_at, c.delivered_at, c.client
+		FROM commands c WHERE c.issue_id = ? ORDER BY c.id DESC LIMIT 10`, r.Project, r.prefix, r.Number, r.rowid)
 }

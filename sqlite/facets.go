@@ -101,6 +101,13 @@ func (t *facetTally) countRow(r *row, ok int) {
 	}
 }
 
+// countStatus is countRow for the status facet alone.
+func (t *facetTally) countStatus(r *row, ok int) {
+	if need := allFacets &^ (1 << fStatus); ok&need == need {
+		t.count(fStatus, r)
+	}
+}
+
 // count adds r to facet i (one of the f* constants).
 func (t *facetTally) count(i int, r *row) {
 	switch i {

@@ -91,3 +91,30 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 		}
 	}
 }
+
+// Counting the status facet alone gives the status counts that counting
+// every facet gives, whichever filters a row passed.
+func TestStatusCountsOnlyMatchesTheFullTally(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	statuses := append(append([]string{}, desk.Statuses...), "weird")
+	full, alone := newFacetTally(), newFacetTally()
+	for range 2000 {
+		row := &row{Issue: desk.Issue{Status: statuses[r.IntN(len(statuses))]}}
+		row.setCodes()
+		ok := allFacets // the filters the row passed: all, or all but one or two
+		for range r.IntN(3) {
+			ok &^= 1 << r.IntN(nFacets)
+		}
+		full.countRow(row, ok)
+		alone.countStatus(row, ok)
+	}
+	want, got := newCounts(), newCounts()
+	full.into(&want)
+	alone.into(&got)
+	if !reflect.DeepEqual(got.Status, want.Status) {
+		t.Fatalf("status counts alone %v; with every facet %v", got.Status, want.Status)
+	}
+	if got.Status["open"] == 0 || got.Status["weird"] == 0 {
+		t.Fatalf("the sample counted too little: %v", got.Status)
+	}
+}

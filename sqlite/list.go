@@ -68,7 +68,11 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 		if ok == allFacets {
 			hits = append(hits, r)
 		}
-		tally.countRow(r, ok)
+		if f.StatusCountsOnly {
+			tally.countStatus(r, ok)
+		} else {
+			tally.countRow(r, ok)
+		}
 	}
 	tally.into(&counts)
 	l.Counts = counts

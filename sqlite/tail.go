@@ -28,6 +28,21 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		if err != nil {
 			return err
 		}
+		// A process whose index holds the project keeps each issue's whole
+		// history on its index row, as the server does for the page (see
+		// detailPartsOf): an agent reads the issue it works on again and
+		// again, and after the first read only what was added since is read.
+		if head, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID); head != nil {
+			parts, err := detailPartsOf(ctx, tx, r, head, parent)
+			if err != nil {
+				return err
+			}
+			out = tailOf(r, parts, nComments, nActivity)
+			out.RedirectedFrom = from
+			out.Commands, err = db.issueCommands(ctx, tx, r)
+			return err
+		}
+
 		d := &desk.IssueDetail{Issue: r.Issue, RedirectedFrom: from, Comments: []*desk.Comment{}, Activity: []*desk.Activity{}}
 		out = &IssueTail{IssueDetail: d}
 
@@ -73,4 +88,34 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		return err
 	})
 	return out, err
+}
+
+// tailOf cuts an issue's tail from the whole history in parts, with what
+// IssueTail's queries read: the newest comments and timeline entries, the
+// issue's own files and those of the comments kept. The slices are shared
+// with parts; nothing may change them.
+func tailOf(r *row, parts *detailParts, nComments, nActivity int) *IssueTail {
+	cs := parts.comments[len(parts.comments)-min(nComments, len(parts.comments)):]
+	acts := parts.activity[len(parts.activity)-min(nActivity, len(parts.activity)):]
+	first := int64(1 << 62)
+	if len(cs) > 0 {
+		first = cs[0].ID
+	}
+	files := []*desk.Attachment{}
+	for _, a := range parts.attachments {
+		if a.CommentID == nil || *a.CommentID >= first {
+			files = append(files, a)
+		}
+	}
+	d := &desk.IssueDetail{Issue: r.Issue, Comments: cs, Attachments: files, Activity: acts,
+		Children: parts.children, MergedSources: parts.mergedSources, ParentInfo: parts.parentInfo}
+	if d.Comments == nil {
+		d.Comments = []*desk.Comment{}
+	}
+	if d.Activity == nil {
+		d.Activity = []*desk.Activity{}
+	}
+	return &IssueTail{IssueDetail: d,
+		EarlierComments: max(r.CommentCount-len(cs), 0),
+		EarlierActivity: len(parts.activity) - len(acts)}
 }

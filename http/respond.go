@@ -2,10 +2,9 @@ package http
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
 	"io"
 	"net/http"
 	"strconv"
@@ -89,8 +88,7 @@ func writeBytes(w http.ResponseWriter, r *http.Request, status int, contentType 
 	h.Set("Content-Type", contentType)
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	if read && status == http.StatusOK {
-		sum := sha256.Sum256(body)
-		etag := `"` + hex.EncodeToString(sum[:16]) + `"`
+		etag := bodyTag(body)
 		h.Set("ETag", etag)
 		h.Set("Cache-Control", "private, no-cache")
 		if etagMatches(r.Header.Get("If-None-Match"), etag) {
@@ -107,6 +105,23 @@ func writeBytes(w http.ResponseWriter, r *http.Request, status int, contentType 
 		return err
 	}
 	return nil
+}
+
+// tagSeed keys the ETags of answers. A tag must change when the answer
+// does, for as long as a page keeps it; it need not outlive the server (a
+// server started again gives new tags, and a page reads each view once
+// more). So a fast keyed hash serves: SHA-256 of a 400 kB list was an
+// eighth of the time the server spent on it.
+var tagSeed = maphash.MakeSeed()
+
+// bodyTag is the ETag of an answer: its length and its 64-bit hash.
+func bodyTag(body []byte) string {
+	b := make([]byte, 0, 36)
+	b = append(b, '"')
+	b = strconv.AppendUint(b, uint64(len(body)), 16)
+	b = append(b, '-')
+	b = strconv.AppendUint(b, maphash.Bytes(tagSeed, body), 16)
+	return string(append(b, '"'))
 }
 
 // etagMatches reads an If-None-Match list: tags separated by commas, weak

@@ -1,6 +1,7 @@
 package desk
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -238,6 +239,11 @@ type SearchInfo struct {
 // MarshalJSON writes the list, leaving out bodies and plans when Summary
 // is set.
 func (l *IssueList) MarshalJSON() ([]byte, error) {
+	return l.AppendJSON(nil)
+}
+
+// sizeHint is about how many bytes the list's JSON takes.
+func (l *IssueList) sizeHint() int {
 	size := 1024 // the head and the counts
 	for i := range l.Issues {
 		if i < len(l.Encoded) && l.Encoded[i] != nil {
@@ -249,7 +255,13 @@ func (l *IssueList) MarshalJSON() ([]byte, error) {
 			size += 1024
 		}
 	}
-	b := make([]byte, 0, size)
+	return size
+}
+
+// AppendJSON appends the list's JSON (what MarshalJSON gives) to b, growing
+// it at most once.
+func (l *IssueList) AppendJSON(b []byte) ([]byte, error) {
+	b = slices.Grow(b, l.sizeHint())
 	b = append(b, `{"project":`...)
 	b = appendString(b, l.Project)
 	b = appendIntField(b, "total", l.Total)

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"desk"
 )
@@ -64,6 +65,23 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // 304 and one holding old bytes never uses them: the tag is computed from
 // what is committed now, whoever committed it. Writes are never cached.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
+	if a, ok := v.(jsonAppender); ok {
+		// A large list is written into a buffer kept for the next one:
+		// a fresh buffer of hundreds of kB per request was zeroed, and
+		// set the collector going, for every triage the page loads.
+		bp := bodyBuffers.Get().(*[]byte)
+		defer func() {
+			if cap(*bp) <= maxKeptBody {
+				bodyBuffers.Put(bp)
+			}
+		}()
+		body, err := a.AppendJSON((*bp)[:0])
+		if err != nil {
+			return err
+		}
+		*bp = append(body, '\n')
+		return writeBytes(w, r, status, "application/json; charset=utf-8", *bp)
+	}
 	if m, ok := v.(json.Marshaler); ok {
 		// A value that marshals itself (an issue list) already gives
 		// compact JSON; the encoder would only scan those bytes again to
@@ -82,6 +100,18 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error 
 	}
 	return writeBytes(w, r, status, "application/json; charset=utf-8", buf.Bytes())
 }
+
+// jsonAppender is a value that appends its own compact JSON (an issue
+// list), as json.Marshaler but into a buffer the caller gives.
+type jsonAppender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
+// bodyBuffers keeps the buffers lists are written into; maxKeptBody bounds
+// the one kept, so that one 5,000-issue backlog does not pin its size.
+var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxKeptBody = 4 << 20
 
 func writeBytes(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) error {
 	h := w.Header()

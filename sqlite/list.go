@@ -232,8 +232,11 @@ func oneOfFold(v string, set []string) bool {
 // small part of the rows, they are selected instead of sorting them all,
 // and the rest are left in no particular order.
 func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
+	// A key holds its row's place in rows rather than the row: a key
+	// without pointers is moved without write barriers while the
+	// collector runs, and never scanned.
 	type keyed struct {
-		r     *row
+		at    int     // the row's index in rows
 		major int     // status, priority, size and area ranks, packed
 		score float64 // search score, higher first
 		when  int64   // a time in milliseconds, negated for newest first
@@ -247,7 +250,7 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		areaRank = rankAreas(rows)
 	}
 	for i, r := range rows {
-		k := keyed{r: r, minor: -r.Number}
+		k := keyed{at: i, minor: -r.Number}
 		switch {
 		case ranked:
 			k.score = sr.score[r.rowid]
@@ -292,9 +295,11 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 	} else {
 		slices.SortFunc(ks, compare)
 	}
-	for i := range ks {
-		rows[i] = ks[i].r
+	sorted := make([]*row, len(ks))
+	for i, k := range ks {
+		sorted[i] = rows[k.at]
 	}
+	copy(rows, sorted)
 }
 
 // smallest returns the n smallest items by cmp, in order: one pass keeping

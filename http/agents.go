@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -152,12 +153,19 @@ type detailWithAgents struct {
 }
 
 // MarshalJSON writes the detail as it is, with the agents after its fields.
-func (d detailWithAgents) MarshalJSON() ([]byte, error) {
+func (d detailWithAgents) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil) }
+
+// AppendJSON appends what MarshalJSON gives to b. The server writes a
+// detail into a buffer kept between requests (see writeJSON): the busiest
+// issue's detail is hundreds of kB, and growing a new buffer for each
+// request copied all of it at least once.
+func (d detailWithAgents) AppendJSON(b []byte) ([]byte, error) {
 	agents, err := desk.MarshalNoHTML(d.Agents)
 	if err != nil {
 		return nil, err
 	}
-	b := d.IssueDetail.AppendJSON(make([]byte, 0, 4096+len(d.Lists)+len(agents)))
+	b = slices.Grow(b, 8192+len(d.Body)+len(d.Lists)+len(agents)+512*len(d.Commands))
+	b = d.IssueDetail.AppendJSON(b)
 	b = append(b[:len(b)-1], `,"agents":`...)
 	b = append(b, agents...)
 	return append(b, '}'), nil

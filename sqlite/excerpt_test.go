@@ -35,3 +35,32 @@ func TestExcerpt(t *testing.T) {
 		}
 	}
 }
+
+// rowsByID finds every row of a dense project and of a sparse one, and
+// nothing else.
+func TestRowsByIDFindsTheProjectsRowsOnly(t *testing.T) {
+	for _, ids := range [][]int64{
+		{5, 6, 7, 9, 12},       // dense: a slice over 5..12
+		{3, 100000, 250000, 7}, // sparse: a map
+		{42},                   // one row
+	} {
+		rows := make([]*row, len(ids))
+		for i, id := range ids {
+			rows[i] = &row{rowid: id}
+		}
+		m := newRowsByID(rows)
+		for _, r := range rows {
+			if m.get(r.rowid) != r {
+				t.Errorf("ids %v: row %d not found", ids, r.rowid)
+			}
+		}
+		for _, id := range []int64{0, 1, 4, 8, 13, 99999, 250001, -1} {
+			if m.get(id) != nil {
+				t.Errorf("ids %v: found a row for %d", ids, id)
+			}
+		}
+	}
+	if newRowsByID(nil).get(1) != nil {
+		t.Error("an empty project found a row")
+	}
+}

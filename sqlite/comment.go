@@ -31,43 +31,39 @@ func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (
 	if err != nil {
 		return nil, nil, err
 	}
-	var key string
-	var commentID int64
+	var out *desk.Comment
+	var is *desk.Issue
 	err = db.update(ctx, func(tx *Tx) error {
 		r, _, err := resolve(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		key = r.ID
-		commentID, err = tx.addComment(r, in, files)
-		return err
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	var out *desk.Comment
-	var is *desk.Issue
-	err = db.view(ctx, func(q *readTx) error {
-		r, err := issueByKey(ctx, q, key)
+		cid, err := tx.addComment(r, in, files)
 		if err != nil {
 			return err
 		}
-		is = &r.Issue
-		files, err := attachments(ctx, q, r, `a.comment_id = ?`, commentID)
+		// The answer is read in the same transaction: the issue as the
+		// write and its triggers left it, and the comment as it was
+		// written (a new comment has nothing the store adds but its id,
+		// time and files).
+		out = &desk.Comment{ID: cid, Author: in.Author, Text: in.Text, CreatedAt: tx.ts, Attachments: []*desk.Attachment{}}
+		if in.Verdict != "" {
+			out.Verdict = &in.Verdict
+		}
+		if len(files) > 0 {
+			if out.Attachments, err = attachments(ctx, tx, r, `a.comment_id = ?`, cid); err != nil {
+				return err
+			}
+		}
+		after, err := issueByRowID(ctx, tx, r.rowid)
 		if err != nil {
 			return err
 		}
-		cs, err := comments(ctx, q, r, map[int64][]*desk.Attachment{commentID: files}, `c.id = ?`, commentID)
-		if len(cs) == 1 {
-			out = cs[0]
-		}
-		return err
+		is = &after.Issue
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err
-	}
-	if out == nil {
-		return nil, nil, fmt.Errorf("comment %d vanished after its commit", commentID)
 	}
 	return out, is, nil
 }

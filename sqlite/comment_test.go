@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"path"
 	"regexp"
@@ -129,4 +130,39 @@ func TestAttachments(t *testing.T) {
 			t.Fatal("no detached entry")
 		}
 	})
+}
+
+// AddComment answers with the comment and the issue from the transaction
+// that wrote them; they must be what a later read gives.
+func TestAddCommentAnswersWhatIsStored(t *testing.T) {
+	db, mk := ownerEventsFixture(t)
+	ctx := context.Background()
+	id := mk("Broken bridge", "check", "agent", "agent")
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 16)...)
+	for _, in := range []desk.CommentInput{
+		{Author: "claude", Text: "  fixed in 3f2a, spaces kept  "},
+		{Author: "owner", Text: "still falls through", Verdict: "Failed"},
+		{Author: "owner", Text: "see the shot", Attachments: []desk.AttachmentInput{{Filename: "shot.png", Data: png}}},
+		{Author: "owner", Verdict: "passed"},
+	} {
+		got, gotIssue, err := db.AddComment(ctx, id, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := db.Issue(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := d.Comments[len(d.Comments)-1]
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if string(g) != string(w) {
+			t.Errorf("comment %+v:\nanswered %s\nstored   %s", in, g, w)
+		}
+		gi, _ := json.Marshal(gotIssue)
+		wi, _ := json.Marshal(&d.Issue)
+		if string(gi) != string(wi) {
+			t.Errorf("comment %+v, the issue:\nanswered %s\nstored   %s", in, gi, wi)
+		}
+	}
 }

@@ -164,7 +164,10 @@ func TestClaudeHTTPHooksPostStraightToTheServer(t *testing.T) {
 	}
 	waitState(t, s, w, "ended", 5*time.Second)
 	seen := w.stop()
-	if !inOrder(seen, "working", "working running Running: sleep 0.3; echo over-http", "done", "ended") {
+	// claude -p sends Stop and SessionEnd back to back, so the done
+	// between them can last less than a poll on a busy machine: the
+	// events below say it came.
+	if !inOrder(seen, "working", "working running Running: sleep 0.3; echo over-http", "ended") {
 		t.Fatalf("states seen through GET /api/agents:%s", looks(seen))
 	}
 	want := []string{"prompt", "tool_start", "tool_end", "stop", "session_end"}

@@ -143,6 +143,18 @@ export class Latest {
 // The app takes it when it wants exactly that list.
 
 /**
+ * Resolves once the list boot.js asked for has been read (or has failed),
+ * or after ms, whichever comes first; at once when boot.js asked for none.
+ * @param {number} ms
+ */
+export function earlyListRead(ms) {
+  const early = window.deskEarlyList;
+  if (!early) return Promise.resolve();
+  const read = early.answer.then(() => {}, () => {});
+  return Promise.race([read, new Promise((resolve) => setTimeout(resolve, ms))]);
+}
+
+/**
  * The early list for url, once, as getVersioned gives a list; null when
  * boot.js asked for no such list. When boot.js has read it already, the
  * promise settles without waiting for another task.

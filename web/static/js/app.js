@@ -29,6 +29,12 @@ import { ListPane } from './list/list-pane.js';
 const FRESH_MS = 2600;
 // The longest the rest of the page waits for the first rows.
 const FIRST_ROWS_WAIT_MS = 400;
+// How long an issue read ahead (a press on its row) may wait for the
+// click that opens it.
+const PREFETCH_MS = 1000;
+// How long an issue may take to arrive before the pane shows what the list
+// knows of it.
+const PENDING_MS = 100;
 const PHONE = '(max-width: 760px)';
 
 // Every module the first rows do not need (index.html names those that
@@ -73,6 +79,8 @@ export class DeskApp {
     this.selection = new Selection();
     this.fresh = new Map();
     this.detail = null;
+    /** An issue read ahead of its click: {id, answer, at} (see prefetchIssue). */
+    this.prefetched = null;
     /** @type {import('./live-updates.js').LiveUpdates|null} */
     this.updates = null;
 
@@ -256,37 +264,45 @@ export class DeskApp {
       // Back from the Agents view, which follows every project.
       this.live.follow(this.slug);
     }
-    // The issue is asked for first; the list's highlight follows.
-    this.showPane();
-    if (route.issue) this.setCursor(route.issue, { reveal: true });
-    else this.listPane.view.refresh();
+    // The issue is asked for first. An issue on its way moves the list's
+    // cursor when it is drawn (see loadDetail).
+    const loading = this.showPane();
+    if (!route.issue) this.listPane.view.refresh();
+    else if (!loading) this.setCursor(route.issue, { reveal: true });
     this.topBar?.render();
   }
 
-  /** Draws the right pane (or the agents view) for the route, once its modules are loaded. */
+  /**
+   * Draws the right pane (or the agents view) for the route, once its
+   * modules are loaded.
+   * @returns {boolean} true when the route's issue is being loaded
+   */
   showPane() {
     const route = this.route;
-    if (!this.detailView) return;
+    if (!this.detailView) return false;
     if (route.agents) {
       this.agentsView.show(route.agent);
-      return;
+      return false;
     }
-    if (!route.project) return;
+    if (!route.project) return false;
     if (route.handoff) {
       this.detailReq.cancel();
       this.detail = null;
       this.detailView.reset();
       this.handoffView.open(this.slug);
-      return;
+      return false;
     }
     this.handoffView.close();
     if (route.issue) {
-      if (this.detail?.id !== route.issue || this.detailView.current?.id !== route.issue) this.loadDetail(route.issue);
+      if (this.detail?.id === route.issue && this.detailView.current?.id === route.issue) return false;
+      this.loadDetail(route.issue);
+      return true;
     } else {
       this.detailReq.cancel();
       this.detail = null;
       this.detailView.showEmpty();
     }
+    return false;
   }
 
   /** The start page: the last project used, else the first, else an invitation to create one. */
@@ -477,15 +493,42 @@ export class DeskApp {
     return false;
   }
 
+  /**
+   * Starts reading an issue that the owner is about to open (a press on
+   * its row); loadDetail takes the answer when the click opens it.
+   */
+  prefetchIssue(id) {
+    if (this.route.issue === id) return;
+    const answer = getJSON(paths.issue(id));
+    // Its error is reported by the load that takes it, if one does.
+    answer.catch(() => {});
+    this.prefetched = { id, answer, at: performance.now() };
+  }
+
   async loadDetail(id) {
     const req = this.detailReq.begin();
     this.redirect = null;
-    // Ask first, then draw what the list knows while the answer comes.
-    const answer = getJSON(paths.issue(id), { signal: req.signal });
+    // Ask first (or take the answer a press on the row asked for).
+    const ahead = this.prefetched;
+    this.prefetched = null;
+    const fresh = ahead?.id === id && performance.now() - ahead.at < PREFETCH_MS;
+    const answer = fresh ? ahead.answer : getJSON(paths.issue(id), { signal: req.signal });
+    // Nothing on screen changes until the issue is drawn: then the list's
+    // cursor moves too, in the same frame. Changed at once, the page would
+    // have the browser render a frame for the click first, and the answer,
+    // there by then, would wait behind it. Only a slow answer has the pane
+    // show what the list knows of the issue first. Whatever the pane still
+    // shows meanwhile no longer takes the keys.
+    this.detailView.reset();
+    const drawn = (draw) => {
+      draw();
+      if (this.route.issue) this.setCursor(this.route.issue, { reveal: true });
+    };
     const summary = this.byId?.get(id);
-    if (summary) this.detailView.showPending(summary);
+    const pending = summary ? setTimeout(() => req.current() && drawn(() => this.detailView.showPending(summary)), PENDING_MS) : 0;
     try {
       const detail = await answer;
+      clearTimeout(pending);
       if (!req.current() || this.route.issue !== id) return;
       if (detail.redirected_from || detail.id !== id) {
         // A merged id leads to its target; the address follows.
@@ -493,11 +536,12 @@ export class DeskApp {
         this.route = parseRoute(location.hash);
         toast(`${id} was merged into ${detail.id}`);
       }
-      this.showDetail(detail);
+      drawn(() => this.showDetail(detail));
     } catch (err) {
+      clearTimeout(pending);
       if (isAbort(err) || !req.current()) return;
       this.detail = null;
-      this.detailView.showError(id, err.status === 404 ? `There is no issue ${id}.` : err.message);
+      drawn(() => this.detailView.showError(id, err.status === 404 ? `There is no issue ${id}.` : err.message));
     }
   }
 

@@ -51,7 +51,7 @@
 
   // The same choices as list-query.js: the saved filters, cleaned, and the
   // view, as the first short page of a summary list.
-  var FIRST_PAGE = 150;
+  var FIRST_PAGE = 60;
   var UNFINISHED = ['to_check', 'auto_check', 'reported', 'failed', 'open', 'in_progress'];
   var view = read('view.' + slug);
   if (view !== 'backlog' && view !== 'board') view = 'triage';

@@ -10,7 +10,7 @@ export const BACKLOG_LIMIT = 5000;
 
 /** A project opens with this many issues, which arrive fast enough for the
  * first paint; the rest of the page follows at once. */
-export const FIRST_PAGE = 150;
+export const FIRST_PAGE = 60;
 
 export const BACKLOG_STATUSES = ['open', 'in_progress'];
 

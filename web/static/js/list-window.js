@@ -75,8 +75,13 @@ export class ListWindow {
 
     // Known without asking the layout: the scroll offset as of the last
     // scroll event (or our own write), the height as of the last resize.
+    // Until the first resize, the height is the window's outer height, at
+    // least the list's and known without a layout: window.innerHeight
+    // would force a style and layout of the whole page in the middle of
+    // drawing the first rows, all of it done again for the frame.
     this.top = 0;
-    this.height = window.innerHeight;
+    this.height = window.outerHeight || screen.availHeight;
+    this.measured = false;
 
     this.frame = 0;
     this.onScroll = () => {
@@ -84,9 +89,17 @@ export class ListWindow {
       this.schedule();
     };
     scroller.addEventListener('scroll', this.onScroll, { passive: true });
+    // The observer reports after the frame's layout and before its paint.
+    // A taller list than thought is drawn at once, so that frame shows no
+    // gap below the rows; a shorter one keeps its extra rows until the
+    // next frame.
     this.resize = new ResizeObserver((entries) => {
-      this.height = entries[entries.length - 1].contentRect.height || this.height;
-      this.schedule();
+      const height = entries[entries.length - 1].contentRect.height || this.height;
+      const taller = height > this.height;
+      this.height = height;
+      this.measured = true;
+      if (taller) this.paint();
+      else this.schedule();
     });
     this.resize.observe(scroller);
   }
@@ -137,7 +150,10 @@ export class ListWindow {
   }
 
   paint() {
-    const { render, stamp, overscan } = this.options;
+    const { render, stamp } = this.options;
+    // The rows in view by the first guess at the height cover the list and
+    // more: the buffer rows would only add to the first frame's work.
+    const overscan = this.measured ? this.options.overscan : 0;
     const [start, end] = visibleRange(this.tops, this.top, this.height, overscan);
     // Rows that left the window go first. Were they still in the host, the
     // rows that stay would sit behind them and each would be moved to keep

@@ -13,10 +13,16 @@ function read(key, fallback) {
   }
 }
 
+// A write is passed on to the browser's storage process and to every other
+// tab of the desk, so a value that did not change is not written again.
 function write(key, value) {
   try {
-    if (value === undefined || value === null) localStorage.removeItem(PREFIX + key);
-    else localStorage.setItem(PREFIX + key, JSON.stringify(value));
+    if (value === undefined || value === null) {
+      localStorage.removeItem(PREFIX + key);
+      return;
+    }
+    const raw = JSON.stringify(value);
+    if (localStorage.getItem(PREFIX + key) !== raw) localStorage.setItem(PREFIX + key, raw);
   } catch {
     // Full or disabled storage: the setting lasts for this page only.
   }

@@ -24,6 +24,10 @@ export class TopBar {
       onclick: () => this.toggleMenu(),
     });
     this.menu = h('div', { class: 'menu', role: 'menu', hidden: true, 'aria-label': 'Projects' });
+    // What the button and the menu were last drawn from (see render).
+    this.buttonName = null;
+    this.menuProjects = null;
+    this.menuProject = null;
     this.menuHost.append(this.button, this.menu);
     this.menu.addEventListener('keydown', (e) => this.menuKeys(e));
     document.addEventListener('click', (e) => {
@@ -70,9 +74,15 @@ export class TopBar {
   render() {
     const { projects, project, route } = this.app;
     const current = project || projects.find((p) => p.slug === route.project);
-    replaceChildren(this.button, h('span', { class: 'name' }, current ? current.name : 'Projects'), icon('down'));
+    // What did not change is not rebuilt: opening an issue changes nothing
+    // here, and a rebuilt top bar would be a frame to render before the issue.
+    const name = current ? current.name : 'Projects';
+    if (name !== this.buttonName) {
+      this.buttonName = name;
+      replaceChildren(this.button, h('span', { class: 'name' }, name), icon('down'));
+    }
     // An open menu is left alone, so the focus in it stays where the owner put it.
-    if (this.menu.hidden) this.renderMenu();
+    if (this.menu.hidden && (projects !== this.menuProjects || project !== this.menuProject)) this.renderMenu();
 
     this.renderNav();
     if (document.activeElement !== this.search && this.search.value !== this.app.filters.q) this.search.value = this.app.filters.q;
@@ -103,6 +113,8 @@ export class TopBar {
 
   renderMenu() {
     const { projects, project } = this.app;
+    this.menuProjects = projects;
+    this.menuProject = project;
     const items = projects.map((p) => {
       const open = ['to_check', 'auto_check', 'reported', 'failed', 'open', 'in_progress'].reduce((n, s) => n + (p.counts?.[s] || 0), 0);
       return h(

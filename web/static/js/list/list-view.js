@@ -34,6 +34,7 @@ export class ListView {
     this.windowOf = new Map();
     this.firstPaint = false;
     body.addEventListener('click', (e) => this.click(e));
+    body.addEventListener('pointerdown', (e) => this.press(e));
   }
 
   flags(issue) {
@@ -183,6 +184,17 @@ export class ListView {
   /** The number of row elements in the DOM: bounded by the window, whatever the list size. */
   renderedRows() {
     return this.body.querySelectorAll('[data-id]').length;
+  }
+
+  // A mouse press that will open a row's issue asks for the issue at once:
+  // the click comes when the button is released, and the issue is on its
+  // way by then. The same choices as click: a plain press on the row
+  // itself. (A touch may start a scroll instead, so it asks for nothing.)
+  press(e) {
+    if (e.pointerType !== 'mouse' || e.button !== 0 || e.shiftKey || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target.closest('.group-header') || e.target.classList.contains('row-check')) return;
+    const row = e.target.closest('[data-id]');
+    if (row) this.app.prefetchIssue(row.dataset.id);
   }
 
   click(e) {

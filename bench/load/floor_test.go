@@ -16,15 +16,17 @@ import (
 // request written to the answer's line read). back-to-back sends the next
 // line as soon as the last returns; paced waits between lines as an agent
 // at work does, and the machine's idle cores go to sleep in between (on
-// a virtual machine, waking one is the larger part of the figure). No MCP
-// call can answer faster than this floor, whatever its server does.
+// a virtual machine, waking one is the larger part of the figure). The
+// load run's agents each make a round of five calls a second, the first
+// after a pause. No MCP call can answer faster than this floor, whatever
+// its server does.
 //
-//	go test ./bench/load -run '^$' -bench PipeFloor -benchtime 400x
+//	go test ./bench/load -run '^$' -bench PipeFloor -benchtime 200x
 func BenchmarkPipeFloor(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		gap  time.Duration
-	}{{"back-to-back", 0}, {"paced-20ms", 20 * time.Millisecond}} {
+	}{{"back-to-back", 0}, {"paced-20ms", 20 * time.Millisecond}, {"paced-200ms", 200 * time.Millisecond}} {
 		b.Run(c.name, func(b *testing.B) {
 			cmd := exec.Command(os.Args[0], "-test.run", "^$")
 			cmd.Env = append(os.Environ(), echoEnv+"=1")

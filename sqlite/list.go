@@ -60,8 +60,12 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 	counts := newCounts()
 	tally := newFacetTally()
 	var hits []*row
-	for _, r := range heads {
-		if !passesPlain(r, f) || (sr != nil && !sr.ids[r.rowid]) {
+	candidates := heads
+	if sr != nil {
+		candidates = sr.rows // the order does not matter: hits are sorted below
+	}
+	for _, r := range candidates {
+		if !passesPlain(r, f) {
 			continue
 		}
 		ok := m.passes(r)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -35,23 +36,41 @@ func (db *DB) Projects(ctx context.Context) ([]*desk.Project, error) {
 			return err
 		}
 		rows.Close()
-		counts, err := tx.QueryContext(ctx, `SELECT project_id, status, count(*) FROM issues WHERE merged_into IS NULL GROUP BY project_id, status`)
-		if err != nil {
-			return err
-		}
-		defer counts.Close()
-		for counts.Next() {
-			var id int64
-			var status string
-			var n int
-			if err := counts.Scan(&id, &status, &n); err != nil {
+		// Every issue counted from the (project, status) index alone, less
+		// the merged ones found through their own small index: asking for
+		// the unmerged ones directly read every issue's row to check it,
+		// 6 ms on a desk of 2,700 issues.
+		for _, q := range []struct {
+			query string
+			sign  int
+		}{
+			{`SELECT project_id, status, count(*) FROM issues GROUP BY project_id, status`, 1},
+			{`SELECT project_id, status, count(*) FROM issues INDEXED BY issues_merged WHERE merged_into IS NOT NULL GROUP BY project_id, status`, -1},
+		} {
+			err := eachRow(ctx, tx, q.query, nil, func(rs *sql.Rows) error {
+				var id int64
+				var status string
+				var n int
+				if err := rs.Scan(&id, &status, &n); err != nil {
+					return err
+				}
+				if p := byID[id]; p != nil {
+					p.Counts[status] += q.sign * n
+				}
+				return nil
+			})
+			if err != nil {
 				return err
 			}
-			if p := byID[id]; p != nil {
-				p.Counts[status] = n
+		}
+		for _, p := range byID {
+			for status, n := range p.Counts {
+				if n == 0 && !slices.Contains(desk.Statuses, status) {
+					delete(p.Counts, status) // only merged issues had it
+				}
 			}
 		}
-		return counts.Err()
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list projects: %w", err)

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -159,6 +160,42 @@ func TestHeldOverviewFollowsChanges(t *testing.T) {
 			if !reflect.DeepEqual(held.Counts, fresh.Counts) || !reflect.DeepEqual(held.Areas, fresh.Areas) || !reflect.DeepEqual(held.Tags, fresh.Tags) {
 				t.Fatalf("change %d: held %v %v %v\nfrom SQL %v %v %v", i, held.Counts, held.Areas, held.Tags, fresh.Counts, fresh.Areas, fresh.Tags)
 			}
+		}
+	}
+}
+
+// The projects list counts what each project's overview counts: merged
+// issues are not counted, in any status.
+func TestProjectsCountWhatTheOverviewCounts(t *testing.T) {
+	db, mk := ownerEventsFixture(t)
+	ctx := context.Background()
+	target := mk("Crash on load", "bug", "owner", "owner")
+	dup := mk("Crash when loading", "bug", "owner", "owner")
+	other := mk("Lost save", "check", "agent", "agent")
+	mk("Elsewhere", "other", "owner", "owner")
+	if _, err := db.SetStatus(ctx, dup, "parked", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Merge(ctx, target, []string{dup}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SetStatus(ctx, other, "open", "owner"); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := db.Projects(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range ps {
+		d, err := db.Project(ctx, p.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(p.Counts) != fmt.Sprint(d.Counts) {
+			t.Errorf("%s: listed with %v; its overview counts %v", p.Slug, p.Counts, d.Counts)
+		}
+		if p.Slug == "mygame" && (p.Counts["parked"] != 0 || p.Counts["reported"] != 1 || p.Counts["open"] != 1) {
+			t.Errorf("mygame counts %v; want the merged issue left out", p.Counts)
 		}
 	}
 }

@@ -119,6 +119,11 @@ func BenchmarkMCP(b *testing.B) {
 	// does, and is timed from the request written to the answer's line
 	// read: the server's answer, without a client library's own work on
 	// either side of it.
+	//
+	// BENCH_PAUSE (a duration) pauses before each call, as an agent
+	// pauses between rounds: a call made after a pause finds the process
+	// and the machine cold, and costs more than one made back to back.
+	pause, _ := time.ParseDuration(os.Getenv("BENCH_PAUSE"))
 	b.Run("serial-lines", func(b *testing.B) {
 		m, err := load.ConnectMCP(command())
 		if err != nil {
@@ -126,6 +131,7 @@ func BenchmarkMCP(b *testing.B) {
 		}
 		defer m.Close()
 		series(b, func(b *testing.B, tool string, args map[string]any) time.Duration {
+			time.Sleep(pause)
 			if _, err := m.Call(tool, args); err != nil {
 				b.Fatal(err)
 			}

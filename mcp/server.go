@@ -62,6 +62,14 @@ type server struct {
 	delegated bool
 	channel   channelState
 
+	// link is the project linked to the agent's folders, as last resolved
+	// (see linked).
+	linkSeen struct {
+		at    time.Time
+		found link.Found
+		ok    bool
+	}
+
 	// ready is set once the client's initialize is answered: from then on
 	// tool calls take the direct path (see callDirect), whose answers go
 	// out while calls is above zero.
@@ -436,14 +444,32 @@ func (s *server) folders() []string {
 	return out
 }
 
+// linkFresh is how long a resolved link serves calls. Resolving looks for
+// a marker file in the folder and each of its parents and reads the desk's
+// list of linked folders: a dozen system calls that every call naming no
+// project made. A link made or changed during a session is seen within it.
+const linkFresh = time.Second
+
 // linked returns the project linked to the agent's folder, if any.
 func (s *server) linked() (link.Found, bool) {
+	s.mu.Lock()
+	if l := s.linkSeen; !l.at.IsZero() && time.Since(l.at) < linkFresh {
+		s.mu.Unlock()
+		return l.found, l.ok
+	}
+	s.mu.Unlock()
+	var found link.Found
+	ok := false
 	for _, d := range s.folders() {
 		if f, err := link.Resolve(s.opts.DataDir, d); err == nil {
-			return f, true
+			found, ok = f, true
+			break
 		}
 	}
-	return link.Found{}, false
+	s.mu.Lock()
+	s.linkSeen.at, s.linkSeen.found, s.linkSeen.ok = time.Now(), found, ok
+	s.mu.Unlock()
+	return found, ok
 }
 
 // project picks the project a call is about: the argument, else the one

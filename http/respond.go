@@ -66,9 +66,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 // what is committed now, whoever committed it. Writes are never cached.
 func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error {
 	if a, ok := v.(jsonAppender); ok {
-		// A large list is written into a buffer kept for the next one:
-		// a fresh buffer of hundreds of kB per request was zeroed, and
-		// set the collector going, for every triage the page loads.
+		// A list or a detail is written into a buffer kept for the next
+		// one: a fresh buffer of hundreds of kB per request was zeroed,
+		// and set the collector going, for every triage the page loads.
 		bp := bodyBuffers.Get().(*[]byte)
 		defer func() {
 			if cap(*bp) <= maxKeptBody {
@@ -102,12 +102,12 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error 
 }
 
 // jsonAppender is a value that appends its own compact JSON (an issue
-// list), as json.Marshaler but into a buffer the caller gives.
+// list, a detail), as json.Marshaler but into a buffer the caller gives.
 type jsonAppender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }
 
-// bodyBuffers keeps the buffers lists are written into; maxKeptBody bounds
+// bodyBuffers keeps the buffers answers are written into; maxKeptBody bounds
 // the one kept, so that one 5,000-issue backlog does not pin its size.
 var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
 

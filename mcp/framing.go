@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"desk"
 )
 
 // The SDK reads one JSON-RPC message per line and ends the session at the
@@ -202,6 +204,22 @@ func (l *lineWriter) setFramed() {
 	l.mu.Lock()
 	l.framed = true
 	l.mu.Unlock()
+}
+
+// replyText answers tool call id with a result of one text, as the SDK
+// words it.
+func (l *lineWriter) replyText(id json.RawMessage, text string, failed bool) error {
+	b := make([]byte, 0, len(text)+len(id)+96)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":{"content":[{"type":"text","text":`...)
+	b = desk.AppendJSONString(b, text)
+	b = append(b, "}]"...)
+	if failed {
+		b = append(b, `,"isError":true`...)
+	}
+	_, err := l.Write(append(b, "}}\n"...))
+	return err
 }
 
 // replyError answers a message that could not be read.

@@ -62,8 +62,8 @@ type server struct {
 	delegated bool
 	channel   channelState
 
-	// link is the project linked to the agent's folders, as last resolved
-	// (see linked).
+	// linkSeen is the project linked to the agent's folders, as last
+	// resolved (see linked).
 	linkSeen struct {
 		at    time.Time
 		found link.Found
@@ -227,8 +227,9 @@ func (s *server) answer(ctx context.Context, t *tool, raw json.RawMessage) (text
 // times, its metadata checked and its answer encoded three times: for a
 // cheap tool, about as much work as the tool's own (a CPU profile of
 // BenchmarkMCP). desk checks the arguments itself on either path (see
-// add), so this one answers the same calls with the same text. Everything else (the handshake, a call before it, a batch, a call
-// of a tool desk does not have) is the SDK's.
+// add), so this one answers the same calls with the same text. Everything
+// else (the handshake, a call before it, a batch, a call of a tool desk
+// does not have) is the SDK's.
 func (s *server) callDirect(ctx context.Context, id, params json.RawMessage) bool {
 	if !s.ready.Load() || len(id) == 0 || (id[0] != '"' && id[0] != '-' && (id[0] < '0' || id[0] > '9')) {
 		return false
@@ -255,23 +256,11 @@ func (s *server) callDirect(ctx context.Context, id, params json.RawMessage) boo
 	// agent's calls then run one after the other, as its writes would on
 	// the store's one writer anyway.
 	s.calls.Add(1)
-	func() {
-		defer s.calls.Done()
-		text, failed := s.answer(ctx, t, p.Arguments)
-		b := make([]byte, 0, len(text)+len(id)+96)
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		b = append(b, id...)
-		b = append(b, `,"result":{"content":[{"type":"text","text":`...)
-		b = desk.AppendJSONString(b, text)
-		b = append(b, "}]"...)
-		if failed {
-			b = append(b, `,"isError":true`...)
-		}
-		b = append(b, "}}\n"...)
-		if _, err := s.out.Write(b); err != nil {
-			s.opts.Logger.Warn("answer a tool call", "tool", t.name, "err", err)
-		}
-	}()
+	defer s.calls.Done()
+	text, failed := s.answer(ctx, t, p.Arguments)
+	if err := s.out.replyText(id, text, failed); err != nil {
+		s.opts.Logger.Warn("answer a tool call", "tool", t.name, "err", err)
+	}
 	return true
 }
 

@@ -132,15 +132,11 @@ func decodeLocation(raw string) desk.Location {
 // with either key left out, each once, and plain strings (see plainString).
 func plainLocation(raw string) (desk.Location, bool) {
 	var l desk.Location
-	var seen [2]bool
-	rest, ok := plainObject(raw, func(key, s string) (string, bool) {
-		ok := false
-		switch {
-		case key == "command" && !seen[0]:
-			seen[0] = true
+	rest, ok := plainFields(raw, locationKeys, func(i int, s string) (string, bool) {
+		var ok bool
+		if i == 0 {
 			l.Command, s, ok = plainString(s)
-		case key == "commands" && !seen[1]:
-			seen[1] = true
+		} else {
 			l.Commands, s, ok = plainCommands(s)
 		}
 		return s, ok
@@ -148,29 +144,49 @@ func plainLocation(raw string) (desk.Location, bool) {
 	return l, ok && rest == ""
 }
 
+var locationKeys = []string{"command", "commands"}
+
 // plainCommands reads [{"command":"…","label":"…"},…] from the start of s,
 // returning what follows it.
 func plainCommands(s string) ([]desk.LocationCommand, string, bool) {
 	out := []desk.LocationCommand{}
 	rest, ok := plainArray(s, func(s string) (string, bool) {
 		var c desk.LocationCommand
-		var seen [2]bool
-		s, ok := plainObject(s, func(key, s string) (string, bool) {
-			ok := false
-			switch {
-			case key == "command" && !seen[0]:
-				seen[0] = true
-				c.Command, s, ok = plainString(s)
-			case key == "label" && !seen[1]:
-				seen[1] = true
-				c.Label, s, ok = plainString(s)
-			}
-			return s, ok
-		})
+		s, ok := plainStringFields(s, commandKeys, &c.Command, &c.Label)
 		out = append(out, c)
 		return s, ok
 	})
 	return out, rest, ok
+}
+
+var commandKeys = []string{"command", "label"}
+
+// plainStringFields reads from the start of s an object whose keys are
+// among keys, each at most once, with plain strings (see plainString) as
+// values: the value of keys[i] goes to dst[i]. It returns what follows the
+// object.
+func plainStringFields(s string, keys []string, dst ...*string) (string, bool) {
+	return plainFields(s, keys, func(i int, s string) (string, bool) {
+		var ok bool
+		*dst[i], s, ok = plainString(s)
+		return s, ok
+	})
+}
+
+// plainFields reads from the start of s an object whose keys are among
+// keys, each at most once (any other reports false): value reads the value
+// of keys[i] from the start of s and returns what follows it. It returns
+// what follows the object.
+func plainFields(s string, keys []string, value func(i int, s string) (string, bool)) (string, bool) {
+	var seen uint32
+	return plainObject(s, func(key, s string) (string, bool) {
+		i := slices.Index(keys, key)
+		if i < 0 || seen&(1<<i) != 0 {
+			return s, false
+		}
+		seen |= 1 << i
+		return value(i, s)
+	})
 }
 
 // plainObject reads a JSON object without spaces from the start of s:
@@ -550,18 +566,14 @@ func decodePlan(text string) desk.Plan {
 // every issue it shows.
 func plainPlan(raw string) (desk.Plan, bool) {
 	var p desk.Plan
-	var seen [3]bool
-	rest, ok := plainObject(raw, func(key, s string) (string, bool) {
-		ok := false
-		switch {
-		case key == "steps" && !seen[0]:
-			seen[0] = true
+	rest, ok := plainFields(raw, planKeys, func(i int, s string) (string, bool) {
+		var ok bool
+		switch i {
+		case 0:
 			p.Steps, s, ok = plainSteps(s)
-		case key == "verification" && !seen[1]:
-			seen[1] = true
+		case 1:
 			p.Verification, s, ok = plainString(s)
-		case key == "updated_at" && !seen[2]:
-			seen[2] = true
+		default:
 			p.UpdatedAt, s, ok = plainString(s)
 		}
 		return s, ok
@@ -569,33 +581,19 @@ func plainPlan(raw string) (desk.Plan, bool) {
 	return p, ok && rest == ""
 }
 
+var planKeys = []string{"steps", "verification", "updated_at"}
+
 // plainSteps reads a plan's steps from the start of s, returning what
 // follows them.
 func plainSteps(s string) ([]desk.Step, string, bool) {
 	out := []desk.Step{}
 	rest, ok := plainArray(s, func(s string) (string, bool) {
 		var st desk.Step
-		var seen [4]bool
-		s, ok := plainObject(s, func(key, s string) (string, bool) {
-			var field *string
-			switch {
-			case key == "text" && !seen[0]:
-				seen[0], field = true, &st.Text
-			case key == "state" && !seen[1]:
-				seen[1], field = true, &st.State
-			case key == "commit" && !seen[2]:
-				seen[2], field = true, &st.Commit
-			case key == "note" && !seen[3]:
-				seen[3], field = true, &st.Note
-			default:
-				return s, false
-			}
-			var ok bool
-			*field, s, ok = plainString(s)
-			return s, ok
-		})
+		s, ok := plainStringFields(s, stepKeys, &st.Text, &st.State, &st.Commit, &st.Note)
 		out = append(out, st)
 		return s, ok
 	})
 	return out, rest, ok
 }
+
+var stepKeys = []string{"text", "state", "commit", "note"}

@@ -72,19 +72,22 @@ func (db *DB) search(ctx context.Context, tx queryer, heads []*row, terms []desk
 		}
 		return false
 	}
+	var sr *searchResult
 	for _, prefix := range []bool{false, true} {
-		sr, err := rankedSearch(ctx, tx, terms, prefix, inProject)
+		ranked, err := rankedSearch(ctx, tx, terms, prefix, inProject)
 		if err != nil {
 			return nil, err
 		}
-		if anyKept(sr.ids) {
-			sr.rows = matchedRows(sr.ids, inProject)
-			return sr, nil
+		if anyKept(ranked.ids) {
+			sr = ranked
+			break
 		}
 	}
-	sr, err := substringSearch(ctx, tx, heads, terms)
-	if err != nil {
-		return nil, err
+	if sr == nil {
+		var err error
+		if sr, err = substringSearch(ctx, tx, heads, terms); err != nil {
+			return nil, err
+		}
 	}
 	sr.rows = matchedRows(sr.ids, inProject)
 	return sr, nil
@@ -115,9 +118,9 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 		// the ranking function, which looks up every document's length.
 		for f, col := range []string{"title", "details", "body"} {
 			field := fieldTitle + f
-			err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{"{" + col + "} : " + expr}, func(id int64) error {
+			err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{"{" + col + "} : " + expr}, func(id int64) {
 				if inProject.get(id) == nil {
-					return nil
+					return
 				}
 				if best[id] == 0 {
 					best[id] = field
@@ -127,17 +130,16 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 				if field == fieldTitle {
 					sr.titleHits(id, ti)
 				}
-				return nil
 			})
 			if err != nil {
 				return nil, err
 			}
 		}
 		talk := map[int64]int{}
-		err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ?`, []any{expr}, func(key int64) error {
+		err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ?`, []any{expr}, func(key int64) {
 			id := key >> 32
 			if inProject.get(id) == nil {
-				return nil
+				return
 			}
 			if n := key & 0xffffffff; ti == 0 && (talk[id] == 0 || n < sr.comment[id]) {
 				sr.comment[id] = n // the issue's first matching comment
@@ -146,7 +148,6 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 			if best[id] == 0 {
 				best[id] = fieldComments
 			}
-			return nil
 		})
 		if err != nil {
 			return nil, err
@@ -283,7 +284,7 @@ func (m rowsByID) get(id int64) *row {
 // in its one row and column (a group_concat of row ids). A search reads
 // tens of thousands of matches on a large desk: SQLite joins them in one
 // step, where reading them as rows cost the driver a microsecond each.
-func eachRowID(ctx context.Context, tx queryer, query string, args []any, fn func(int64) error) error {
+func eachRowID(ctx context.Context, tx queryer, query string, args []any, fn func(int64)) error {
 	var list sql.NullString
 	if err := tx.QueryRowContext(ctx, query, args...).Scan(&list); err != nil {
 		return err
@@ -299,9 +300,7 @@ func eachRowID(ctx context.Context, tx queryer, query string, args []any, fn fun
 		if err != nil {
 			return fmt.Errorf("read a row id list: %w", err)
 		}
-		if err := fn(id); err != nil {
-			return err
-		}
+		fn(id)
 	}
 	return nil
 }

@@ -53,10 +53,7 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 				return err
 			}
 		}
-		first := int64(1 << 62)
-		if len(d.Comments) > 0 {
-			first = d.Comments[0].ID
-		}
+		first := filesFrom(d.Comments)
 		// Two ranges of attachments_issue_comment: the issue's own files and
 		// those of its newest comments (an OR of the two reads them all).
 		if d.Attachments, err = attachments(ctx, tx, r, `a.id IN (SELECT id FROM attachments WHERE issue_id = ? AND comment_id IS NULL
@@ -97,10 +94,7 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 func tailOf(r *row, parts *detailParts, nComments, nActivity int) *IssueTail {
 	cs := parts.comments[len(parts.comments)-min(nComments, len(parts.comments)):]
 	acts := parts.activity[len(parts.activity)-min(nActivity, len(parts.activity)):]
-	first := int64(1 << 62)
-	if len(cs) > 0 {
-		first = cs[0].ID
-	}
+	first := filesFrom(cs)
 	files := []*desk.Attachment{}
 	for _, a := range parts.attachments {
 		if a.CommentID == nil || *a.CommentID >= first {
@@ -118,4 +112,13 @@ func tailOf(r *row, parts *detailParts, nComments, nActivity int) *IssueTail {
 	return &IssueTail{IssueDetail: d,
 		EarlierComments: max(r.CommentCount-len(cs), 0),
 		EarlierActivity: len(parts.activity) - len(acts)}
+}
+
+// filesFrom is the comment id from which a tail keeps comments' files: its
+// oldest comment's, or past every id when it keeps no comment.
+func filesFrom(kept []*desk.Comment) int64 {
+	if len(kept) == 0 {
+		return 1 << 62
+	}
+	return kept[0].ID
 }

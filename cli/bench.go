@@ -155,6 +155,15 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 		return Usagef("bench load", "--agents, --passes, --samples and --rounds must be at least 1")
 	}
 	cfg.Bin = *bin
+	if strings.ContainsRune(cfg.Bin, filepath.Separator) {
+		// The CLI and hook runs start in other folders: a relative path
+		// would name nothing there.
+		abs, err := filepath.Abs(cfg.Bin)
+		if err != nil {
+			return err
+		}
+		cfg.Bin = abs
+	}
 	cfg.Log = c.Stderr
 
 	src := *from

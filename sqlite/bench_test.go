@@ -84,4 +84,33 @@ func BenchmarkStore(b *testing.B) {
 			}
 		}
 	})
+	// The owner's page reads the project's overview after each change; a
+	// comment moves no count, a status moves one.
+	b.Run("OverviewAfterWrite", func(b *testing.B) {
+		other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer other.Close()
+		if _, err := db.Issues(ctx, sum.Main, lists["Triage200"]); err != nil { // held
+			b.Fatal(err)
+		}
+		statuses := []string{"open", "in_progress"}
+		b.StopTimer()
+		for i := 0; i < b.N; i++ {
+			if i%2 == 0 {
+				_, _, err = other.AddComment(ctx, sum.Rich, desk.CommentInput{Author: "bench", Text: "from another process"})
+			} else {
+				_, err = other.SetStatus(ctx, sum.Rich, statuses[i/2%2], "bench")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := db.Project(ctx, sum.Main); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+		}
+	})
 }

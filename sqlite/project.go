@@ -135,34 +135,41 @@ func (db *DB) Project(ctx context.Context, slug string) (*desk.ProjectDetail, er
 // rows it was counted from. A list handed to readers is never changed (see
 // projIndex.put), so the same list gives the same overview: on a project of
 // tens of thousands of issues, the owner's page asks for it on every change
-// and most changes are to other things.
+// and most changes are to other things. A list that differs from the kept
+// one only in some rows' new versions (a comment, a status, a plan step)
+// moves the kept counts by those rows alone.
 type overviewCache struct {
 	mu   sync.Mutex
 	kept map[int64]*keptOverview
 }
 
+// keptOverview is an overview with what it was counted from. Nothing in it
+// changes once it is kept: a newer overview is a new value.
 type keptOverview struct {
-	list        **row // the list's array and length: which list it is
-	n           int
-	counts      map[string]int
-	areas, tags []string
+	rows        []*row
+	status      []int // unmerged rows by status code
+	lastMillis  int64 // the newest row change, and its text
 	last        string
+	areas, tags []string
+	// exact is false when a row's status is outside desk.Statuses: such
+	// counts are kept by text, and are only ever counted again whole.
+	exact  bool
+	counts map[string]int
 }
 
 // of fills d's counts, areas and tags from heads, the project's held rows,
 // and returns the time of its last issue change.
 func (c *overviewCache) of(projectID int64, heads []*row, d *desk.ProjectDetail) string {
-	// A changed list is a new array (its rows may be the same ones).
-	list := unsafe.SliceData(heads)
 	c.mu.Lock()
 	k := c.kept[projectID]
 	c.mu.Unlock()
-	if k == nil || k.list != list || k.n != len(heads) {
-		k = &keptOverview{list: list, n: len(heads), counts: map[string]int{}}
-		scratch := &desk.ProjectDetail{}
-		scratch.Counts = k.counts
-		k.last = overview(scratch, heads)
-		k.areas, k.tags = scratch.Areas, scratch.Tags
+	// A changed list is a new array (its rows may be the same ones).
+	if k == nil || unsafe.SliceData(k.rows) != unsafe.SliceData(heads) || len(k.rows) != len(heads) {
+		next := k.moved(heads)
+		if next == nil {
+			next = countOverview(heads)
+		}
+		k = next
 		c.mu.Lock()
 		if c.kept == nil {
 			c.kept = map[int64]*keptOverview{}
@@ -177,9 +184,64 @@ func (c *overviewCache) of(projectID int64, heads []*row, d *desk.ProjectDetail)
 	return k.last
 }
 
+// countOverview counts an overview from every row.
+func countOverview(heads []*row) *keptOverview {
+	k := &keptOverview{rows: heads, counts: map[string]int{}}
+	scratch := &desk.ProjectDetail{}
+	scratch.Counts = k.counts
+	k.last, k.lastMillis, k.status, k.exact = overview(scratch, heads)
+	k.areas, k.tags = scratch.Areas, scratch.Tags
+	return k
+}
+
+// moved returns the overview of heads counted from k by the rows that
+// differ, or nil when heads is not k's list with some rows replaced by new
+// versions that keep their area, tags and merge, or when the newest change
+// would have to be looked for again: those are counted whole.
+func (k *keptOverview) moved(heads []*row) *keptOverview {
+	if k == nil || !k.exact || len(heads) != len(k.rows) {
+		return nil
+	}
+	next := &keptOverview{rows: heads, status: slices.Clone(k.status), lastMillis: k.lastMillis, last: k.last,
+		areas: k.areas, tags: k.tags, exact: true}
+	changed := 0
+	for i, r := range heads {
+		old := k.rows[i]
+		if r == old {
+			continue
+		}
+		if r.rowid != old.rowid || r.areaID != old.areaID || r.tagsRaw != old.tagsRaw ||
+			(r.mergedID == 0) != (old.mergedID == 0) || r.st < 0 ||
+			(old.updated == k.lastMillis && r.updated < old.updated) {
+			return nil
+		}
+		// Past a few hundred changed rows, counting them all costs about
+		// the same.
+		if changed++; changed > 256 {
+			return nil
+		}
+		if r.mergedID == 0 {
+			next.status[old.st]--
+			next.status[r.st]++
+		}
+		if r.updated > next.lastMillis {
+			next.lastMillis, next.last = r.updated, r.UpdatedAt
+		}
+	}
+	next.counts = make(map[string]int, len(desk.Statuses))
+	for i, n := range next.status {
+		if n > 0 {
+			next.counts[desk.Statuses[i]] = n
+		}
+	}
+	return next
+}
+
 // overview fills a project's counts, areas and tags from its index rows
-// and returns the time of its last issue change.
-func overview(d *desk.ProjectDetail, heads []*row) string {
+// and returns the time of its last issue change (as text and in
+// milliseconds), the unmerged rows by status code, and whether every
+// status was one of desk.Statuses.
+func overview(d *desk.ProjectDetail, heads []*row) (string, int64, []int, bool) {
 	areas, tags := map[string]*valueCount{}, map[string]*valueCount{}
 	count := func(m map[string]*valueCount, v string, n int) {
 		k := strings.ToLower(v)
@@ -217,7 +279,7 @@ func overview(d *desk.ProjectDetail, heads []*row) string {
 		count(areas, areaIDs.values[i], areaIDs.n[id])
 	}
 	d.Areas, d.Tags = byFrequency(areas), byFrequency(tags)
-	return lastAt
+	return lastAt, last, statuses.n, len(statuses.odd) == 0
 }
 
 type valueCount struct {

@@ -46,7 +46,8 @@ type Config struct {
 	Quiet     float64       `json:"quiet,omitempty"`
 	QuietWait time.Duration `json:"quiet_wait_ns,omitempty"`
 	// Profile, when set, is a folder where each server and MCP process
-	// writes a CPU profile of its whole life, named after its role. Only a
+	// writes a CPU profile of its whole life and a heap profile as it
+	// exits, named after its role. Only a
 	// desk built with a profiler (bench/deskprof) writes them.
 	Profile string `json:"-"`
 
@@ -145,7 +146,10 @@ func (c *Config) env(role string) []string {
 	if c.Profile == "" {
 		return nil
 	}
-	return []string{"DESK_CPUPROFILE=" + filepath.Join(c.Profile, role+".prof")}
+	return []string{
+		"DESK_CPUPROFILE=" + filepath.Join(c.Profile, role+".prof"),
+		"DESK_MEMPROFILE=" + filepath.Join(c.Profile, role+".heap"),
+	}
 }
 
 func trimSpace(b []byte) []byte {

@@ -3,8 +3,10 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"iter"
 	"slices"
 	"strings"
+	"sync"
 
 	"desk"
 )
@@ -59,7 +61,9 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 
 	counts := newCounts()
 	tally := newFacetTally()
-	var hits []*row
+	hitBuf := rowBuffers.Get().(*[]*row)
+	defer putRows(hitBuf)
+	hits := *hitBuf
 	candidates := heads
 	if sr != nil {
 		candidates = sr.rows // the order does not matter: hits are sorted below
@@ -78,6 +82,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 			tally.countRow(r, ok)
 		}
 	}
+	*hitBuf = hits // grown, for the next list
 	tally.into(&counts)
 	l.Counts = counts
 	l.Total = len(hits)
@@ -236,25 +241,14 @@ func oneOfFold(v string, set []string) bool {
 // small part of the rows, they are selected instead of sorting them all,
 // and the rest are left in no particular order.
 func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
-	// A key holds its row's place in rows rather than the row: a key
-	// without pointers is moved without write barriers while the
-	// collector runs, and never scanned.
-	type keyed struct {
-		at    int     // the row's index in rows
-		major int     // status, priority, size and area ranks, packed
-		score float64 // search score, higher first
-		when  int64   // a time in milliseconds, negated for newest first
-		minor int     // the number, signed so that ascending is right
-	}
-	ks := make([]keyed, len(rows))
 	boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
 	ranked := f.Sort == desk.SortRelevance && sr != nil && sr.mode == searchRanked
 	var areaRank func(*row) int
 	if f.Sort == desk.SortBacklog {
 		areaRank = rankAreas(rows)
 	}
-	for i, r := range rows {
-		k := keyed{at: i, minor: -r.Number}
+	keyOf := func(i int, r *row) sortKey {
+		k := sortKey{at: i, minor: -r.Number}
 		switch {
 		case ranked:
 			k.score = sr.score[r.rowid]
@@ -277,41 +271,85 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		default: // triage
 			k.major, k.when = int(r.tr)<<8|int(r.pr), -r.updated
 		}
-		ks[i] = k
+		return k
 	}
-	compare := func(a, b keyed) int {
-		if a.score != b.score {
-			if a.score > b.score {
-				return -1
+	var ks []sortKey
+	if need > 0 && need < len(rows)/4 {
+		// The keys go straight into the selection: only need of them are
+		// ever held.
+		ks = smallest(func(yield func(sortKey) bool) {
+			for i, r := range rows {
+				if !yield(keyOf(i, r)) {
+					return
+				}
 			}
-			return 1
-		}
-		if c := cmp.Compare(a.major, b.major); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.when, b.when); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.minor, b.minor)
-	}
-	if need > 0 && need < len(ks)/4 {
-		ks = smallest(ks, need, compare)
+		}, need, compareSortKeys)
 	} else {
-		slices.SortFunc(ks, compare)
+		buf := sortKeys.Get().(*[]sortKey)
+		ks = slices.Grow((*buf)[:0], len(rows))[:len(rows)]
+		for i, r := range rows {
+			ks[i] = keyOf(i, r)
+		}
+		slices.SortFunc(ks, compareSortKeys)
+		defer func() { *buf = ks[:0]; sortKeys.Put(buf) }()
 	}
-	sorted := make([]*row, len(ks))
-	for i, k := range ks {
-		sorted[i] = rows[k.at]
+	sorted := rowBuffers.Get().(*[]*row)
+	defer putRows(sorted)
+	for _, k := range ks {
+		*sorted = append(*sorted, rows[k.at])
 	}
-	copy(rows, sorted)
+	copy(rows, *sorted)
+}
+
+// sortKey is a row's place in a sort. It holds the row's index rather
+// than the row: a key without pointers is moved without write barriers
+// while the collector runs, and never scanned.
+type sortKey struct {
+	at    int     // the row's index in the rows sorted
+	major int     // status, priority, size and area ranks, packed
+	score float64 // search score, higher first
+	when  int64   // a time in milliseconds, negated for newest first
+	minor int     // the number, signed so that ascending is right
+}
+
+func compareSortKeys(a, b sortKey) int {
+	if a.score != b.score {
+		if a.score > b.score {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(a.major, b.major); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.when, b.when); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.minor, b.minor)
+}
+
+// A list of a large project sorts and filters tens of thousands of rows:
+// the buffers it does that in are kept between lists, as garbage of a few
+// megabytes per list would make the collector run every few seconds.
+var (
+	sortKeys   = sync.Pool{New: func() any { return new([]sortKey) }}
+	rowBuffers = sync.Pool{New: func() any { return new([]*row) }}
+)
+
+// putRows returns a row buffer to its pool, holding no rows: a kept buffer
+// must not keep replaced rows alive.
+func putRows(b *[]*row) {
+	clear(*b)
+	*b = (*b)[:0]
+	rowBuffers.Put(b)
 }
 
 // smallest returns the n smallest items by cmp, in order: one pass keeping
 // the n best so far in a heap with the largest on top costs len·log n
 // comparisons, where sorting everything to keep a page costs len·log len.
-func smallest[T any](items []T, n int, cmp func(a, b T) int) []T {
+func smallest[T any](items iter.Seq[T], n int, cmp func(a, b T) int) []T {
 	h := make([]T, 0, n)
-	for _, it := range items {
+	for it := range items {
 		if len(h) < n {
 			h = append(h, it)
 			for i := len(h) - 1; i > 0; {

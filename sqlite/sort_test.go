@@ -19,7 +19,7 @@ func TestSmallestIsTheSortedPrefix(t *testing.T) {
 		}
 		want := slices.Clone(items)
 		slices.Sort(want)
-		got := smallest(slices.Clone(items), n, cmp.Compare[int])
+		got := smallest(slices.Values(slices.Clone(items)), n, cmp.Compare[int])
 		if !slices.Equal(got, want[:n]) {
 			t.Fatalf("n=%d: %v, want %v", n, got[:min(5, n)], want[:min(5, n)])
 		}

@@ -84,6 +84,26 @@ func BenchmarkStore(b *testing.B) {
 			}
 		}
 	})
+	// The owner's page runs its search again after each change it hears
+	// of: a kept result is patched for the issue the change names.
+	b.Run("SearchAfterWrite", func(b *testing.B) {
+		other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer other.Close()
+		b.StopTimer()
+		for i := 0; i < b.N; i++ {
+			if _, _, err := other.AddComment(ctx, sum.Rich, desk.CommentInput{Author: "bench", Text: "terrain still torn"}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if _, err := db.Issues(ctx, sum.Main, lists["SearchTerrain"]); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+		}
+	})
 	// The owner's page reads the project's overview after each change; a
 	// comment moves no count, a status moves one.
 	b.Run("OverviewAfterWrite", func(b *testing.B) {

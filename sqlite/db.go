@@ -48,6 +48,7 @@ type DB struct {
 
 	index     *issueIndex
 	overviews overviewCache
+	searches  searchCache
 
 	checkpoints *checkpointer // nil in a one-shot process (see checkpoint.go)
 

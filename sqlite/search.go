@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -74,7 +75,7 @@ func (db *DB) search(ctx context.Context, tx queryer, heads []*row, terms []desk
 	}
 	var sr *searchResult
 	for _, prefix := range []bool{false, true} {
-		ranked, err := rankedSearch(ctx, tx, terms, prefix, inProject)
+		ranked, err := db.ranked(ctx, tx, heads, terms, prefix, inProject)
 		if err != nil {
 			return nil, err
 		}
@@ -89,8 +90,9 @@ func (db *DB) search(ctx context.Context, tx queryer, heads []*row, terms []desk
 			return nil, err
 		}
 	}
-	sr.rows = matchedRows(sr.ids, inProject)
-	return sr, nil
+	out := *sr // a ranked result may be kept and shared: its copy gets the rows
+	out.rows = matchedRows(sr.ids, inProject)
+	return &out, nil
 }
 
 // matchedRows returns the project's rows among ids, in no order. A list
@@ -106,7 +108,7 @@ func matchedRows(ids map[int64]bool, inProject rowsByID) []*row {
 	return rows
 }
 
-func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, prefix bool, inProject rowsByID) (*searchResult, error) {
+func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, prefix bool, inProject rowsByID, scope ftsScope) (*searchResult, error) {
 	sr := &searchResult{mode: searchRanked, score: map[int64]float64{}, terms: terms, prefix: prefix,
 		fields: map[int64]int{}, comment: map[int64]int64{}}
 	var all map[int64]bool
@@ -118,7 +120,7 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 		// the ranking function, which looks up every document's length.
 		for f, col := range []string{"title", "details", "body"} {
 			field := fieldTitle + f
-			err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{"{" + col + "} : " + expr}, func(id int64) {
+			err := scope.issues(ctx, tx, "{"+col+"} : "+expr, func(id int64) {
 				if inProject.get(id) == nil {
 					return
 				}
@@ -136,7 +138,7 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 			}
 		}
 		talk := map[int64]int{}
-		err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ?`, []any{expr}, func(key int64) {
+		err := scope.comments(ctx, tx, expr, func(key int64) {
 			id := key >> 32
 			if inProject.get(id) == nil {
 				return
@@ -185,16 +187,8 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 	}
 	if words := adjacentWords(terms); words != "" {
 		near := "NEAR(" + words + ", 0)"
-		for _, q := range []string{`SELECT rowid FROM issue_fts WHERE issue_fts MATCH ?`, `SELECT rowid >> 32 FROM comment_fts WHERE comment_fts MATCH ?`} {
-			bonus := bonusAdjacent
-			if strings.Contains(q, "comment_fts") {
-				bonus = bonusAdjacentComment
-			}
-			err := eachRow(ctx, tx, q, []any{near}, func(rs *sql.Rows) error {
-				var id int64
-				if err := rs.Scan(&id); err != nil {
-					return err
-				}
+		adjacent := func(bonus float64) func(int64) {
+			return func(id int64) {
 				if all[id] && !sr.adjacent[id] {
 					if sr.adjacent == nil {
 						sr.adjacent = map[int64]bool{}
@@ -202,14 +196,53 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 					sr.adjacent[id] = true
 					sr.score[id] += bonus
 				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
 			}
+		}
+		if err := scope.issues(ctx, tx, near, adjacent(bonusAdjacent)); err != nil {
+			return nil, err
+		}
+		toIssue := adjacent(bonusAdjacentComment)
+		if err := scope.comments(ctx, tx, near, func(key int64) { toIssue(key >> 32) }); err != nil {
+			return nil, err
 		}
 	}
 	return sr, nil
+}
+
+// ftsScope is where a ranked search looks: at every issue, or only at some
+// (the issues changed since a kept result was read, see searchCache).
+type ftsScope struct{ only []int64 }
+
+// issues calls fn with the row id of each issue whose text matches.
+func (s ftsScope) issues(ctx context.Context, tx queryer, match string, fn func(int64)) error {
+	if s.only == nil {
+		return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{match}, fn)
+	}
+	return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+		[]any{match, jsonIDs(s.only)}, fn)
+}
+
+// comments calls fn with the row id of each comment whose text matches:
+// its issue's id in the high 32 bits and its number in the low ones, so
+// that an issue's comments are one range of row ids.
+func (s ftsScope) comments(ctx context.Context, tx queryer, match string, fn func(int64)) error {
+	if s.only == nil {
+		return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ?`, []any{match}, fn)
+	}
+	// One query over the range of the issues' comments: each query
+	// visits every segment of the index, and a desk being written to has
+	// many small ones, so a query per issue cost more than this.
+	lo, hi := slices.Min(s.only), slices.Max(s.only)
+	in := make(map[int64]bool, len(s.only))
+	for _, id := range s.only {
+		in[id] = true
+	}
+	return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ? AND rowid BETWEEN ? AND ?`,
+		[]any{match, lo << 32, hi<<32 | 0xffffffff}, func(key int64) {
+			if in[key>>32] {
+				fn(key)
+			}
+		})
 }
 
 // titleHits counts, per issue, the terms its title holds.

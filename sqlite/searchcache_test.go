@@ -1,0 +1,95 @@
+package sqlite_test
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+
+	"desk"
+	"desk/sqlite"
+)
+
+// A process that keeps its searches answers as a process that searches
+// afresh, while another process comments, edits, files and merges issues:
+// the kept results are patched for the issues the feed names.
+func TestKeptSearchesFollowOtherWrites(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "tools", Name: "Tools", Prefix: "TL"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	words := []string{"lava", "tips", "square", "crane", "glow", "dock"}
+	rnd := rand.New(rand.NewPCG(7, 9))
+	text := func() string {
+		s := ""
+		for range 1 + rnd.IntN(4) {
+			s += words[rnd.IntN(len(words))] + " "
+		}
+		return s
+	}
+	var ids []string
+	for range 30 {
+		d := MustIssue(t, db, desk.IssueFields{Title: ptr(text()), Body: ptr(text())}, "owner")
+		ids = append(ids, d.ID)
+	}
+	other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	queries := []string{"lava", "lava tips", "squ", "crane dock", "\"tips square\""}
+	answer := func(d *sqlite.DB, q string) string {
+		l, err := d.Issues(ctx, "mygame", desk.IssueFilter{Q: q, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	for step := range 60 {
+		id := ids[rnd.IntN(len(ids))]
+		var err error
+		switch step % 6 {
+		case 0, 1:
+			_, _, err = other.AddComment(ctx, id, desk.CommentInput{Author: "agent", Text: text()})
+		case 2:
+			_, err = other.UpdateIssue(ctx, id, desk.IssueFields{Title: ptr(text())}, "owner")
+		case 3:
+			var d *desk.IssueDetail
+			d, err = other.CreateIssue(ctx, "mygame", desk.IssueFields{Title: ptr(text()), Body: ptr(text())}, desk.CreateOptions{})
+			if err == nil {
+				ids = append(ids, d.ID)
+			}
+		case 4:
+			if _, err = other.Merge(ctx, ids[0], []string{id}, "owner"); err != nil {
+				_, err = other.UpdateIssue(ctx, id, desk.IssueFields{Area: ptr(text())}, "owner")
+			}
+		case 5:
+			// Many changes at once: past what a kept result is patched for.
+			for i := range 70 {
+				if _, _, err = other.AddComment(ctx, ids[i%len(ids)], desk.CommentInput{Author: "agent", Text: text()}); err != nil {
+					break
+				}
+			}
+		}
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		fresh, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range queries {
+			if got, want := answer(db, q), answer(fresh, q); got != want {
+				fresh.Close()
+				t.Fatalf("step %d, search %q:\nkept    %s\nafresh  %s", step, q, got, want)
+			}
+		}
+		fresh.Close()
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"sync"
+	"sync/atomic"
 
 	"desk"
 )
@@ -20,6 +21,8 @@ type searchCache struct {
 	mu    sync.Mutex
 	kept  map[string]*keptSearch
 	clock int64 // counts uses, for dropping the least recently used
+
+	patches atomic.Int64 // results patched so far, for tests
 }
 
 type keptSearch struct {
@@ -31,11 +34,17 @@ type keptSearch struct {
 const (
 	// maxKeptSearches bounds the results kept; each holds a few maps
 	// over the issues it matched.
-	maxKeptSearches = 4
+	maxKeptSearches = 8
 	// maxSearchPatch is how many changed issues a kept result is patched
 	// for; past it, searching the whole desk again costs about the same.
 	maxSearchPatch = 64
 )
+
+// minPatchedMatches is how many issues a kept result must score for a
+// patch to pay: searching the changed issues alone costs a few queries and
+// a copy of the result, which on a smaller desk (2,000 issues, a thousand
+// matches) took longer than searching it all again. Tests lower it.
+var minPatchedMatches = 5000
 
 // ranked is rankedSearch for a project's rows (heads), kept between calls
 // by a long-lived process.
@@ -56,7 +65,7 @@ func (db *DB) ranked(ctx context.Context, tx queryer, heads []*row, terms []desk
 	switch {
 	case k != nil && k.seq == seq:
 		sr = k.sr
-	case k != nil && k.seq < seq:
+	case k != nil && k.seq < seq && len(k.sr.score) >= minPatchedMatches:
 		changed, err := changedIssues(ctx, tx, k.seq, seq, maxSearchPatch)
 		if err != nil {
 			return nil, err
@@ -67,6 +76,7 @@ func (db *DB) ranked(ctx context.Context, tx queryer, heads []*row, terms []desk
 				return nil, err
 			}
 			sr = k.sr.patched(changed, part)
+			c.patches.Add(1)
 		}
 	}
 	if sr == nil {

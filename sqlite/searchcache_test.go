@@ -14,6 +14,7 @@ import (
 // afresh, while another process comments, edits, files and merges issues:
 // the kept results are patched for the issues the feed names.
 func TestKeptSearchesFollowOtherWrites(t *testing.T) {
+	defer sqlite.PatchEverySearch()()
 	ctx := context.Background()
 	db := MustOpen(t)
 	MustProject(t, db)
@@ -91,5 +92,8 @@ func TestKeptSearchesFollowOtherWrites(t *testing.T) {
 			}
 		}
 		fresh.Close()
+	}
+	if db.PatchedSearches() == 0 {
+		t.Fatal("no kept search was patched: the test no longer tries what it is about")
 	}
 }

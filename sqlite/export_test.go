@@ -1,0 +1,12 @@
+package sqlite
+
+// PatchEverySearch makes kept searches be patched whatever their size,
+// for tests on small desks, until the returned function is called.
+func PatchEverySearch() (restore func()) {
+	old := minPatchedMatches
+	minPatchedMatches = 0
+	return func() { minPatchedMatches = old }
+}
+
+// PatchedSearches is how many kept searches db has patched.
+func (db *DB) PatchedSearches() int64 { return db.searches.patches.Load() }

@@ -211,6 +211,55 @@ type Counts struct {
 	Merged    int            `json:"merged"`
 }
 
+// MarshalJSON writes the counts as encoding/json would (keys sorted, no
+// HTML escaping).
+func (c Counts) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
+
+// AppendJSON appends what MarshalJSON gives to b. Every list writes its
+// counts, and on a large project they name hundreds of areas: encoding/json
+// spent a tenth of such a list's time sorting and writing them through
+// reflection.
+func (c Counts) AppendJSON(b []byte) []byte {
+	b = append(b, `{"status":`...)
+	b = appendCountMap(b, c.Status)
+	b = append(b, `,"kind":`...)
+	b = appendCountMap(b, c.Kind)
+	b = append(b, `,"priority":`...)
+	b = appendCountMap(b, c.Priority)
+	b = append(b, `,"area":`...)
+	b = appendCountMap(b, c.Area)
+	b = append(b, `,"seed":`...)
+	b = appendCountMap(b, c.Seed)
+	b = append(b, `,"size":`...)
+	b = appendCountMap(b, c.Size)
+	b = append(b, `,"milestone":`...)
+	b = appendCountMap(b, c.Milestone)
+	b = appendIntField(b, "merged", c.Merged)
+	return append(b, '}')
+}
+
+// appendCountMap writes m as a JSON object with its keys in order.
+func appendCountMap(b []byte, m map[string]int) []byte {
+	if m == nil {
+		return append(b, "null"...)
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(m[k]), 10)
+	}
+	return append(b, '}')
+}
+
 // IssueList is one page of a project's issues with the facet counts of the
 // whole filtered set.
 type IssueList struct {
@@ -279,11 +328,7 @@ func (l *IssueList) AppendJSON(b []byte) ([]byte, error) {
 		b = is.AppendJSON(b, l.Summary)
 	}
 	b = append(b, `],"counts":`...)
-	counts, err := MarshalNoHTML(l.Counts)
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, counts...)
+	b = l.Counts.AppendJSON(b)
 	if l.Search != nil {
 		b = append(b, `,"search":{"mode":`...)
 		b = appendString(b, l.Search.Mode)

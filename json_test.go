@@ -250,3 +250,31 @@ func TestDetailListsExtendAsTheyWouldBeWritten(t *testing.T) {
 		}
 	}
 }
+
+// plainCounts is desk.Counts without its MarshalJSON: encoding/json writes
+// it by reflection, which the hand-written form must match.
+type plainCounts desk.Counts
+
+func TestCountsJSONMatchesEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := func() map[string]int {
+		if r.IntN(8) == 0 {
+			return nil
+		}
+		m := map[string]int{}
+		for n := r.IntN(40); n > 0; n-- {
+			m[oddStrings[r.IntN(len(oddStrings))]+fmt.Sprint(r.IntN(30))] = r.IntN(100000) - 5
+		}
+		return m
+	}
+	for range 300 {
+		c := desk.Counts{Status: m(), Kind: m(), Priority: m(), Area: m(), Seed: m(), Size: m(), Milestone: m(), Merged: r.IntN(50)}
+		want := reflectJSON(t, plainCounts(c))
+		if got := reflectJSON(t, c); !bytes.Equal(got, want) {
+			t.Fatalf("counts:\n got %s\nwant %s", got, want)
+		}
+		if got := c.AppendJSON([]byte("x")); !bytes.Equal(got[1:], want) || got[0] != 'x' {
+			t.Fatalf("AppendJSON:\n got %s\nwant %s", got, want)
+		}
+	}
+}

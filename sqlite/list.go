@@ -93,12 +93,13 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 	} else {
 		hits = nil
 	}
+	// The page's issues are copies (the index's rows are shared), made in
+	// one allocation: a backlog page is thousands of them.
+	issues := make([]desk.Issue, len(hits))
 	page := make([]*desk.Issue, len(hits))
-	byID := make(map[int64]*desk.Issue, len(hits))
 	for i, r := range hits {
-		is := r.decoded() // a copy: the index's rows are shared
-		page[i] = &is
-		byID[r.rowid] = &is
+		issues[i] = r.decoded()
+		page[i] = &issues[i]
 	}
 	if !f.Summary && len(hits) > 0 {
 		if err := fillText(ctx, tx, hits, page); err != nil {
@@ -107,8 +108,9 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 	}
 	if sr != nil && sr.mode == searchRanked && len(hits) > 0 {
 		rowsByID := make(map[int64]*row, len(hits))
-		for _, r := range hits {
-			rowsByID[r.rowid] = r
+		byID := make(map[int64]*desk.Issue, len(hits))
+		for i, r := range hits {
+			rowsByID[r.rowid], byID[r.rowid] = r, page[i]
 		}
 		if err := db.excerpts(ctx, tx, sr, byID, rowsByID); err != nil {
 			return nil, err

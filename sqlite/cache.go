@@ -9,10 +9,10 @@ import (
 	"desk"
 )
 
-// A row of the issue index stands for one version of an issue: any write
+// A head of the issue index stands for one version of an issue: any write
 // that touches the issue names it in the feed, and the index then replaces
-// the row. So what is derived from a row can be kept on it, and is dropped
-// with it: the decoded JSON fields, the body and plan, and the parts of the
+// the head. So what is derived from a head can be kept on it, and is
+// dropped with it: the decoded JSON fields, the body and plan, and the parts of the
 // issue's detail. The server reads the same busy issues again and again
 // while agents write elsewhere; these caches spare it decoding and reading
 // them each time.
@@ -24,16 +24,20 @@ type rowCache struct {
 
 	excerpt atomic.Pointer[cachedExcerpt] // the last search's excerpt
 	// prev is the detail last read for an earlier version of the issue,
-	// set when the row replaces that version and never changed after.
+	// set when the head replaces that version and never changed after.
 	prev *detailParts
 }
 
-// decodedHead holds a row's decoded JSON fields. Lists hand out copies of
-// the issue that share these slices; nothing may change them.
+// decodedHead holds what head.decoded makes of a head. Lists hand out
+// copies of the issue that share these values; nothing may change them.
 type decodedHead struct {
 	tags     []string
 	location desk.Location
 	build    *desk.BuildRef
+
+	key                   string
+	parent, merged        *string
+	closedAt, lastVerdict *string
 }
 
 type cachedExcerpt struct {
@@ -51,7 +55,7 @@ type rowText struct {
 // the issue's parent when the parts were read: its title and status show
 // in the detail, and it changes without this row changing.
 type detailParts struct {
-	parent        *row
+	parent        *head
 	comments      []*desk.Comment
 	attachments   []*desk.Attachment
 	activity      []*desk.Activity
@@ -74,35 +78,20 @@ func (d *detailParts) lists() []byte {
 	return l.All
 }
 
-// decoded returns a copy of the row's issue with its JSON fields decoded.
-func (r *row) decoded() desk.Issue {
-	is := r.Issue
-	if r.tagsRaw == "" && r.locRaw == "" && r.buildRaw == "" && is.Tags != nil {
-		return is // read whole, decoded already
+// decodeBuild reads a stored build reference; one it cannot read is none.
+func decodeBuild(raw string) *desk.BuildRef {
+	var b desk.BuildRef
+	if json.Unmarshal([]byte(raw), &b) != nil {
+		return nil
 	}
-	d := r.cache.head.Load()
-	if d == nil {
-		d = &decodedHead{tags: decodeTags(r.tagsRaw)}
-		if r.locRaw != "" {
-			d.location = decodeLocation(r.locRaw)
-		}
-		if r.buildRaw != "" {
-			var b desk.BuildRef
-			if json.Unmarshal([]byte(r.buildRaw), &b) == nil {
-				d.build = &b
-			}
-		}
-		r.cache.head.Store(d)
-	}
-	is.Tags, is.Location, is.Build = d.tags, d.location, d.build
-	return is
+	return &b
 }
 
 // fillText sets the body and plan of a page's issues, reading only those
 // the rows do not hold yet.
-func fillText(ctx context.Context, tx queryer, rows []*row, page []*desk.Issue) error {
+func fillText(ctx context.Context, tx queryer, rows []*head, page []*desk.Issue) error {
 	var missing []int64
-	byID := map[int64]*row{}
+	byID := map[int64]*head{}
 	for _, r := range rows {
 		if r.cache.text.Load() == nil {
 			missing = append(missing, r.rowid)
@@ -134,9 +123,9 @@ func fillText(ctx context.Context, tx queryer, rows []*row, page []*desk.Issue) 
 	return nil
 }
 
-// encoded returns is (the row's issue as a list returns it) as JSON, kept
-// on the row for the next list.
-func (r *row) encoded(is *desk.Issue, summary bool) []byte {
+// encoded returns is (the head's issue as a list returns it) as JSON, kept
+// on the head for the next list.
+func (r *head) encoded(is *desk.Issue, summary bool) []byte {
 	slot := &r.cache.json[0]
 	if summary {
 		slot = &r.cache.json[1]

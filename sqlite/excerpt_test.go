@@ -44,9 +44,9 @@ func TestRowsByIDFindsTheProjectsRowsOnly(t *testing.T) {
 		{3, 100000, 250000, 7}, // sparse: a map
 		{42},                   // one row
 	} {
-		rows := make([]*row, len(ids))
+		rows := make([]*head, len(ids))
 		for i, id := range ids {
-			rows[i] = &row{rowid: id}
+			rows[i] = &head{rowid: id}
 		}
 		m := newRowsByID(rows)
 		for _, r := range rows {

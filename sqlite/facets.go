@@ -31,11 +31,13 @@ func newEnumTally(set []string) enumTally {
 	return enumTally{n: make([]int, len(set)), odd: map[string]int{}}
 }
 
-func (t *enumTally) add(code int8, v string) {
+// add counts h by its code; text, which reads the value from h, is called
+// only for a value outside the enum.
+func (t *enumTally) add(code int8, h *head, text func(*head) string) {
 	if code >= 0 {
 		t.n[code]++
 	} else {
-		t.odd[v]++
+		t.odd[text(h)]++
 	}
 }
 
@@ -89,7 +91,7 @@ func newFacetTally() *facetTally {
 // countRow adds r to each facet whose count it belongs to: a row counts in
 // facet i when it passes every filter but i's own (ok has a bit per filter
 // passed); the merged count also ignores the status filter.
-func (t *facetTally) countRow(r *row, ok int) {
+func (t *facetTally) countRow(r *head, ok int) {
 	for i := 0; i < nFacets; i++ {
 		need := allFacets &^ (1 << i)
 		if i == fMerged {
@@ -102,34 +104,35 @@ func (t *facetTally) countRow(r *row, ok int) {
 }
 
 // countStatus is countRow for the status facet alone.
-func (t *facetTally) countStatus(r *row, ok int) {
+func (t *facetTally) countStatus(r *head, ok int) {
 	if need := allFacets &^ (1 << fStatus); ok&need == need {
 		t.count(fStatus, r)
 	}
 }
 
 // count adds r to facet i (one of the f* constants).
-func (t *facetTally) count(i int, r *row) {
+func (t *facetTally) count(i int, r *head) {
 	switch i {
 	case fStatus:
-		t.status.add(r.st, r.Status)
+		t.status.add(r.st, r, (*head).status)
 	case fKind:
-		t.kind.add(r.kd, r.Kind)
+		t.kind.add(r.kd, r, (*head).kind)
 	case fPriority:
-		t.priority.add(r.pr, r.Priority)
+		t.priority.add(r.pr, r, (*head).priority)
 	case fArea:
 		if r.areaID != 0 && t.area.add(r.areaID) {
-			t.area.first(r.areaID, r.Area)
+			t.area.first(r.areaID, r.area())
 		}
 	case fSeed:
 		if r.seedID != 0 && t.seed.add(r.seedID) {
-			t.seed.first(r.seedID, *r.seed)
+			seed, _ := r.seed()
+			t.seed.first(r.seedID, seed)
 		}
 	case fSize:
-		t.size.add(r.sz, r.Size)
+		t.size.add(r.sz, r, (*head).size)
 	case fMilestone:
 		if r.milestoneID != 0 && t.milestone.add(r.milestoneID) {
-			t.milestone.first(r.milestoneID, r.Milestone)
+			t.milestone.first(r.milestoneID, r.milestone())
 		}
 	case fMerged:
 		if r.mergedID != 0 {

@@ -24,20 +24,23 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 	for run := 0; run < 20; run++ {
 		// Rows of an index, which carry ids for their free-text values
 		// and seeds.
-		p := &projIndex{slug: "mygame", prefix: "MG", words: map[string]int32{}, seeds: map[int64]int32{}}
-		rows := make([]*row, 300)
+		p := &projIndex{names: &projNames{slug: "mygame", prefix: "MG"}, words: map[string]int32{}, seeds: map[int64]int32{}}
+		rows := make([]*head, 300)
+		issues := make([]desk.Issue, len(rows))
+		seeds := make([]*int64, len(rows))
 		for i := range rows {
 			is := desk.Issue{Status: pick(statuses), Kind: pick(kinds), Priority: pick(desk.Priorities),
 				Area: pick(areas), Milestone: pick(miles), Size: pick(sizes)}
-			rows[i] = &row{Issue: is}
-			rows[i].setCodes()
 			if r.IntN(3) == 0 {
 				s := int64(r.IntN(4) - 1)
-				rows[i].seed = &s
+				seeds[i] = &s
 			}
+			var merged int64
 			if r.IntN(10) == 0 {
-				rows[i].mergedID = 1
+				merged = 1
 			}
+			issues[i] = is
+			rows[i] = testHead(t, is, int64(i+1), merged, seeds[i])
 			p.name(rows[i])
 		}
 		want, got := newCounts(), newCounts()
@@ -51,7 +54,8 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 			set[k] = v
 			return v
 		}
-		for _, row := range rows {
+		for n, row := range rows {
+			is := issues[n]
 			for i := 0; i < nFacets; i++ {
 				if r.IntN(4) == 0 {
 					continue // as a row another filter leaves out of this facet
@@ -59,24 +63,24 @@ func TestFacetTallyCountsAsTheMapsDid(t *testing.T) {
 				tally.count(i, row)
 				switch i {
 				case fStatus:
-					want.Status[row.Status]++
+					want.Status[is.Status]++
 				case fKind:
-					want.Kind[row.Kind]++
+					want.Kind[is.Kind]++
 				case fPriority:
-					want.Priority[row.Priority]++
+					want.Priority[is.Priority]++
 				case fArea:
-					if row.Area != "" {
-						want.Area[canonical(names["area"], row.Area)]++
+					if is.Area != "" {
+						want.Area[canonical(names["area"], is.Area)]++
 					}
 				case fSeed:
-					if row.seed != nil {
-						want.Seed[strconv.FormatInt(*row.seed, 10)]++
+					if seeds[n] != nil {
+						want.Seed[strconv.FormatInt(*seeds[n], 10)]++
 					}
 				case fSize:
-					want.Size[sizeKey(row.Size)]++
+					want.Size[sizeKey(is.Size)]++
 				case fMilestone:
-					if row.Milestone != "" {
-						want.Milestone[canonical(names["milestone"], row.Milestone)]++
+					if is.Milestone != "" {
+						want.Milestone[canonical(names["milestone"], is.Milestone)]++
 					}
 				case fMerged:
 					if row.mergedID != 0 {
@@ -99,8 +103,7 @@ func TestStatusCountsOnlyMatchesTheFullTally(t *testing.T) {
 	statuses := append(append([]string{}, desk.Statuses...), "weird")
 	full, alone := newFacetTally(), newFacetTally()
 	for range 2000 {
-		row := &row{Issue: desk.Issue{Status: statuses[r.IntN(len(statuses))]}}
-		row.setCodes()
+		row := testHead(t, desk.Issue{Status: statuses[r.IntN(len(statuses))]}, 1, 0, nil)
 		ok := allFacets // the filters the row passed: all, or all but one or two
 		for range r.IntN(3) {
 			ok &^= 1 << r.IntN(nFacets)

@@ -6,11 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
-
-	"desk"
 )
 
 // issueIndex keeps the list fields of every issue of the projects this
@@ -31,10 +27,10 @@ type issueIndex struct {
 }
 
 type projIndex struct {
-	slug, prefix string
-	heads        map[int64]*row
-	numbers      map[int64]int // row id → number, for parent and merge keys
-	list         []*row        // heads as a slice; nil when it must be rebuilt
+	names   *projNames
+	heads   map[int64]*head
+	numbers map[int64]int // row id → number, for parent and merge keys
+	list    []*head       // heads as a slice; nil when it must be rebuilt
 
 	// The ids of the rows' facet values (see row.areaID): every exact
 	// spelling of an area or milestone, and every seed, seen in the
@@ -53,7 +49,7 @@ func newIssueIndex(db *DB) *issueIndex {
 
 // snapshot returns the current list rows of a project as seen by q (a read
 // transaction), loading the project on first use.
-func (x *issueIndex) snapshot(ctx context.Context, q queryer, projectID int64) ([]*row, error) {
+func (x *issueIndex) snapshot(ctx context.Context, q queryer, projectID int64) ([]*head, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	current, err := x.sync(ctx, q)
@@ -75,13 +71,13 @@ func (x *issueIndex) snapshot(ctx context.Context, q queryer, projectID int64) (
 		}
 	}
 	if p.list == nil {
-		p.list = make([]*row, 0, len(p.heads))
+		p.list = make([]*head, 0, len(p.heads))
 		for _, r := range p.heads {
 			p.list = append(p.list, r)
 		}
 		// Oldest first, so that whatever depends on the order (the first
 		// spelling of an area in the counts) is the same every time.
-		slices.SortFunc(p.list, func(a, b *row) int { return cmp.Compare(a.rowid, b.rowid) })
+		slices.SortFunc(p.list, func(a, b *head) int { return cmp.Compare(a.rowid, b.rowid) })
 	}
 	return p.list, nil
 }
@@ -161,7 +157,7 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 	}
 	for _, r := range fresh {
 		if p := x.projects[r.projectID]; p != nil {
-			p.numbers[r.rowid] = r.Number
+			p.numbers[r.rowid] = r.number
 		}
 	}
 	owned := map[*projIndex]bool{}
@@ -201,11 +197,11 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 // changes of the same sync may change in place: no reader has it yet. A
 // row the list does not hold goes at its end when it is the newest;
 // anything else leaves the list to be rebuilt.
-func (p *projIndex) put(r *row, owned map[*projIndex]bool) {
+func (p *projIndex) put(r *head, owned map[*projIndex]bool) {
 	if p.list == nil {
 		return
 	}
-	i, found := slices.BinarySearchFunc(p.list, r.rowid, func(e *row, id int64) int { return cmp.Compare(e.rowid, id) })
+	i, found := slices.BinarySearchFunc(p.list, r.rowid, func(e *head, id int64) int { return cmp.Compare(e.rowid, id) })
 	if !found && i < len(p.list) {
 		p.list = nil
 		return
@@ -221,27 +217,25 @@ func (p *projIndex) put(r *row, owned map[*projIndex]bool) {
 	}
 }
 
-// name fills the keys of a row read without joins: its own id, its
-// parent's and its merge target's, which are in the same project.
-func (p *projIndex) name(r *row) {
-	r.Project, r.prefix = p.slug, p.prefix
-	if r.Area != "" {
-		r.areaID = idOf(p.words, r.Area)
+// name fills what a head read without joins takes from its project: the
+// project's names, the ids of its facet values, and the numbers of its
+// parent and merge target, which are in the same project.
+func (p *projIndex) name(h *head) {
+	h.proj = p.names
+	if a := h.area(); a != "" {
+		h.areaID = idOf(p.words, a)
 	}
-	if r.Milestone != "" {
-		r.milestoneID = idOf(p.words, r.Milestone)
+	if m := h.milestone(); m != "" {
+		h.milestoneID = idOf(p.words, m)
 	}
-	if r.seed != nil {
-		r.seedID = idOf(p.seeds, *r.seed)
+	if seed, ok := h.seed(); ok {
+		h.seedID = idOf(p.seeds, seed)
 	}
-	r.ID = desk.IssueKey(p.prefix, r.Number)
-	if r.parentID != 0 {
-		k := desk.IssueKey(p.prefix, p.numbers[r.parentID])
-		r.Parent = &k
+	if h.parentID != 0 {
+		h.parentNumber = p.numbers[h.parentID]
 	}
-	if r.mergedID != 0 {
-		k := desk.IssueKey(p.prefix, p.numbers[r.mergedID])
-		r.MergedInto = &k
+	if h.mergedID != 0 {
+		h.mergedNumber = p.numbers[h.mergedID]
 	}
 }
 
@@ -265,10 +259,10 @@ func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*pro
 	if err != nil {
 		return nil, err
 	}
-	p := &projIndex{slug: proj.Slug, prefix: proj.Prefix, heads: heads, numbers: make(map[int64]int, len(heads)),
+	p := &projIndex{names: &projNames{slug: proj.Slug, prefix: proj.Prefix}, heads: heads, numbers: make(map[int64]int, len(heads)),
 		words: map[string]int32{}, seeds: map[int64]int32{}}
 	for id, r := range heads {
-		p.numbers[id] = r.Number
+		p.numbers[id] = r.number
 	}
 	for _, r := range heads {
 		p.name(r)
@@ -294,105 +288,58 @@ const headSelect = `SELECT id, ` + headExpr + ` FROM issues `
 // headFields is how many fields headSelect packs into its text.
 const headFields = 27
 
-func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...any) (map[int64]*row, error) {
+func (x *issueIndex) read(ctx context.Context, q queryer, where string, args ...any) (map[int64]*head, error) {
 	rows, err := q.QueryContext(ctx, headSelect+where, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read issues: %w", err)
 	}
 	defer rows.Close()
-	out := map[int64]*row{}
+	out := map[int64]*head{}
 	var odd []int64
-	// A one-shot process takes its rows from slabs: one allocation per
-	// hundreds of rows instead of one per row. A long-lived process
-	// allocates each row alone, so that a row a later version replaces is
-	// freed rather than kept by its slab's other rows.
-	var slab []row
+	// A one-shot process takes its heads from slabs: one allocation per
+	// hundreds of heads instead of one per head. A long-lived process
+	// allocates each head alone, so that a head a later version replaces
+	// is freed rather than kept by its slab's other heads.
+	var slab []head
 	for rows.Next() {
 		var id int64
 		var packed string
 		if err := rows.Scan(&id, &packed); err != nil {
 			return nil, err
 		}
-		var r *row
+		var h *head
 		if x.db.oneShot {
 			if len(slab) == cap(slab) {
-				slab = make([]row, 0, 256)
+				slab = make([]head, 0, 256)
 			}
 			slab = slab[:len(slab)+1]
-			r = &slab[len(slab)-1]
+			h = &slab[len(slab)-1]
 		} else {
-			r = new(row)
+			h = new(head)
 		}
-		if !unpackHead(r, id, packed) {
+		if !newHead(h, id, packed) {
 			odd = append(odd, id)
 			continue
 		}
-		out[id] = r
+		out[id] = h
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	rows.Close()
 	// A text field holding the separator (data from elsewhere) cannot be
-	// unpacked; such rows are read whole instead.
+	// cut out of the packed text; such heads are read field by field.
 	for _, id := range odd {
-		r, err := issueByRowID(ctx, q, id)
+		h := new(head)
+		ok, err := readOddHead(ctx, q, h, id)
 		if err != nil {
 			return nil, err
 		}
-		r.Body, r.Plan = "", desk.Plan{}
-		out[id] = r
+		if ok {
+			out[id] = h
+		}
 	}
 	return out, nil
-}
-
-// unpackHead fills r, a zero row, from a row of headSelect.
-func unpackHead(r *row, id int64, packed string) bool {
-	// Cut in place: a list reads every issue of its project, and a slice
-	// of fields per row was garbage to collect.
-	var f [headFields]string
-	rest := packed
-	for i := range headFields - 1 {
-		var ok bool
-		if f[i], rest, ok = strings.Cut(rest, "\x1f"); !ok {
-			return false
-		}
-	}
-	if strings.IndexByte(rest, 0x1f) >= 0 {
-		return false
-	}
-	f[headFields-1] = rest
-	num := func(s string) int {
-		n, _ := strconv.Atoi(s)
-		return n
-	}
-	opt := func(s string) *string {
-		if s == "" {
-			return nil
-		}
-		return &s
-	}
-	r.rowid = id
-	r.projectID = int64(num(f[0]))
-	r.Number = num(f[1])
-	r.Title, r.Kind, r.Status, r.Priority, r.Area = f[2], f[3], f[4], f[5], f[6]
-	r.tagsRaw, r.locRaw = f[7], f[8]
-	if f[9] != "" {
-		seed, err := strconv.ParseInt(f[9], 10, 64)
-		if err != nil {
-			return false
-		}
-		r.seed = &seed
-	}
-	r.Source, r.ExternalRef, r.Size, r.Milestone, r.buildRaw = f[10], f[11], f[12], f[13], f[14]
-	r.Progress = desk.Progress{Done: num(f[15]), Total: num(f[16])}
-	r.parentID, r.mergedID = int64(num(f[17])), int64(num(f[18]))
-	r.CommentCount, r.AttachmentCount = num(f[19]), num(f[20])
-	r.LastVerdict = opt(f[21])
-	r.ChildCount, r.ChildDone = num(f[22]), num(f[23])
-	r.CreatedAt, r.UpdatedAt, r.ClosedAt = f[24], f[25], opt(f[26])
-	r.setCodes()
-	return true
 }
 
 func jsonIDs(ids []int64) string {
@@ -403,7 +350,7 @@ func jsonIDs(ids []int64) string {
 // current returns the index rows of an issue and of its parent when the
 // index holds the issue's project and matches q's snapshot exactly; nil
 // otherwise. Caches kept on a row are only valid for that snapshot.
-func (x *issueIndex) current(ctx context.Context, q queryer, projectID, rowid, parentID int64) (head, parent *row) {
+func (x *issueIndex) current(ctx context.Context, q queryer, projectID, rowid, parentID int64) (h, parent *head) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	p := x.projects[projectID]
@@ -413,11 +360,11 @@ func (x *issueIndex) current(ctx context.Context, q queryer, projectID, rowid, p
 	if exact, err := x.sync(ctx, q); err != nil || !exact {
 		return nil, nil
 	}
-	head = p.heads[rowid]
+	h = p.heads[rowid]
 	if parentID != 0 {
 		parent = p.heads[parentID]
 	}
-	return head, parent
+	return h, parent
 }
 
 // count returns how many issues the index holds for project slug, and
@@ -426,7 +373,7 @@ func (x *issueIndex) count(slug string) (int, bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, p := range x.projects {
-		if p.slug == slug {
+		if p.names.slug == slug {
 			return len(p.heads), true
 		}
 	}
@@ -436,7 +383,7 @@ func (x *issueIndex) count(slug string) (int, bool) {
 // held returns the project's rows when the index holds the project
 // already (after syncing it with q), and nil otherwise: a short-lived
 // process answers from SQL rather than load a whole project for one read.
-func (x *issueIndex) held(ctx context.Context, q queryer, projectID int64) []*row {
+func (x *issueIndex) held(ctx context.Context, q queryer, projectID int64) []*head {
 	x.mu.Lock()
 	held := x.projects[projectID] != nil
 	x.mu.Unlock()

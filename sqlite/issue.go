@@ -405,8 +405,8 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 		if err != nil {
 			return err
 		}
-		head, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID)
-		d, err = db.detail(ctx, tx, r, head, parent)
+		h, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID)
+		d, err = db.detail(ctx, tx, r, h, parent)
 		if d != nil {
 			d.RedirectedFrom = from
 		}
@@ -415,18 +415,18 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 	return d, err
 }
 
-// detail reads what hangs off an issue. head is the issue's row in the
+// detail reads what hangs off an issue. h is the issue's head in the
 // index when the index matches the read's snapshot (see issueIndex.current)
-// and parent its parent's: the parts are kept on head and reused while both
+// and parent its parent's: the parts are kept on h and reused while both
 // stay the same. The slices of a detail may be shared; nothing may change them.
-func (db *DB) detail(ctx context.Context, q queryer, r *row, head, parent *row) (*desk.IssueDetail, error) {
-	parts, err := detailPartsOf(ctx, q, r, head, parent)
+func (db *DB) detail(ctx context.Context, q queryer, r *row, h, parent *head) (*desk.IssueDetail, error) {
+	parts, err := detailPartsOf(ctx, q, r, h, parent)
 	if err != nil {
 		return nil, err
 	}
 	d := &desk.IssueDetail{Issue: r.Issue}
 	d.Comments, d.Attachments, d.Activity = parts.comments, parts.attachments, parts.activity
-	if head != nil {
+	if h != nil {
 		// Parts kept on the index are read again: their JSON is worth keeping.
 		d.Lists = parts.lists()
 	}
@@ -437,20 +437,20 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row, head, parent *row) 
 	return d, nil
 }
 
-// detailPartsOf returns the parts of r's detail: kept on head, extended
+// detailPartsOf returns the parts of r's detail: kept on h, extended
 // from what an earlier version of the issue had (a busy issue gains a
 // comment every few seconds, and its hundreds of older ones stay as they
 // were), or read whole.
-func detailPartsOf(ctx context.Context, q queryer, r *row, head, parent *row) (*detailParts, error) {
-	if head == nil {
+func detailPartsOf(ctx context.Context, q queryer, r *row, h, parent *head) (*detailParts, error) {
+	if h == nil {
 		return readDetailParts(ctx, q, r)
 	}
-	if p := head.cache.detail.Load(); p != nil && p.parent == parent {
+	if p := h.cache.detail.Load(); p != nil && p.parent == parent {
 		return p, nil
 	}
 	var parts *detailParts
 	var err error
-	if prev := head.cache.prev; prev != nil && prev.parent == parent {
+	if prev := h.cache.prev; prev != nil && prev.parent == parent {
 		if parts, err = extendDetailParts(ctx, q, r, prev); err != nil {
 			return nil, err
 		}
@@ -461,7 +461,7 @@ func detailPartsOf(ctx context.Context, q queryer, r *row, head, parent *row) (*
 		}
 	}
 	parts.parent = parent
-	head.cache.detail.Store(parts)
+	h.cache.detail.Store(parts)
 	return parts, nil
 }
 

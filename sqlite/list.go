@@ -46,14 +46,14 @@ const (
 	nFacets
 )
 
-func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row, f *desk.IssueFilter) (*desk.IssueList, error) {
+func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head, f *desk.IssueFilter) (*desk.IssueList, error) {
 	l := &desk.IssueList{Project: p.Slug, Limit: f.Limit, Offset: f.Offset, Summary: f.Summary, Issues: []*desk.Issue{}}
 	terms := desk.ParseSearch(f.Q)
 	m := newFacetFilter(f)
 	var sr *searchResult
 	if len(terms) > 0 {
 		var err error
-		if sr, err = db.search(ctx, tx, heads, terms, func(r *row) bool { return passesPlain(r, f) && m.passes(r) == allFacets }); err != nil {
+		if sr, err = db.search(ctx, tx, heads, terms, func(r *head) bool { return passesPlain(r, f) && m.passes(r) == allFacets }); err != nil {
 			return nil, err
 		}
 		l.Search = &desk.SearchInfo{Mode: sr.mode}
@@ -61,7 +61,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 
 	counts := newCounts()
 	tally := newFacetTally()
-	hitBuf := rowBuffers.Get().(*[]*row)
+	hitBuf := rowBuffers.Get().(*[]*head)
 	defer putRows(hitBuf)
 	hits := *hitBuf
 	candidates := heads
@@ -98,7 +98,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 	issues := make([]desk.Issue, len(hits))
 	page := make([]*desk.Issue, len(hits))
 	for i, r := range hits {
-		issues[i] = r.decoded()
+		issues[i] = r.issue()
 		page[i] = &issues[i]
 	}
 	if !f.Summary && len(hits) > 0 {
@@ -107,7 +107,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*row,
 		}
 	}
 	if sr != nil && sr.mode == searchRanked && len(hits) > 0 {
-		rowsByID := make(map[int64]*row, len(hits))
+		rowsByID := make(map[int64]*head, len(hits))
 		byID := make(map[int64]*desk.Issue, len(hits))
 		for i, r := range hits {
 			rowsByID[r.rowid], byID[r.rowid] = r, page[i]
@@ -149,20 +149,20 @@ func sizeKey(s string) string {
 }
 
 // passesPlain applies the filters that have no facet.
-func passesPlain(r *row, f *desk.IssueFilter) bool {
-	if len(f.Source) > 0 && !desk.OneOf(r.Source, f.Source) {
+func passesPlain(r *head, f *desk.IssueFilter) bool {
+	if len(f.Source) > 0 && !desk.OneOf(r.source(), f.Source) {
 		return false
 	}
-	if f.Since != "" && r.UpdatedAt < f.Since {
+	if f.Since != "" && r.updatedAt() < f.Since {
 		return false
 	}
-	if f.ExternalRef != nil && r.ExternalRef != *f.ExternalRef {
+	if f.ExternalRef != nil && r.externalRef() != *f.ExternalRef {
 		return false
 	}
 	if f.Tag != "" && !r.hasTag(f.Tag) {
 		return false
 	}
-	if len(f.IDs) > 0 && !desk.OneOf(r.ID, f.IDs) {
+	if len(f.IDs) > 0 && !desk.OneOf(r.key(), f.IDs) {
 		return false
 	}
 	return true
@@ -196,18 +196,18 @@ func newFacetFilter(f *desk.IssueFilter) *facetFilter {
 }
 
 // passes returns a bit per facet filter the row passes.
-func (m *facetFilter) passes(r *row) int {
+func (m *facetFilter) passes(r *head) int {
 	f := m.f
 	ok := bit(fStatus, inMask(m.status, r.st)) | bit(fKind, inMask(m.kind, r.kd)) |
 		bit(fPriority, inMask(m.priority, r.pr)) | bit(fSize, inMask(m.size, r.sz)) |
 		bit(fMerged, (r.mergedID != 0) == f.Merged)
-	if len(f.Area) == 0 || oneOfFold(r.Area, f.Area) {
+	if len(f.Area) == 0 || oneOfFold(r.area(), f.Area) {
 		ok |= 1 << fArea
 	}
-	if f.Seed == nil || (r.seed != nil && *r.seed == *f.Seed) {
+	if f.Seed == nil || r.hasSeed(*f.Seed) {
 		ok |= 1 << fSeed
 	}
-	if len(f.Milestone) == 0 || oneOfFold(r.Milestone, f.Milestone) {
+	if len(f.Milestone) == 0 || oneOfFold(r.milestone(), f.Milestone) {
 		ok |= 1 << fMilestone
 	}
 	return ok
@@ -242,19 +242,19 @@ func oneOfFold(v string, set []string) bool {
 // rows (a page and what comes before it) must be in order: when they are a
 // small part of the rows, they are selected instead of sorting them all,
 // and the rest are left in no particular order.
-func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
+func sortRows(rows []*head, f *desk.IssueFilter, sr *searchResult, need int) {
 	boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
 	ranked := f.Sort == desk.SortRelevance && sr != nil && sr.mode == searchRanked
-	var areaRank func(*row) int
+	var areaRank func(*head) int
 	if f.Sort == desk.SortBacklog {
 		areaRank = rankAreas(rows)
 	}
-	keyOf := func(i int, r *row) sortKey {
-		k := sortKey{at: i, minor: -r.Number}
+	keyOf := func(i int, r *head) sortKey {
+		k := sortKey{at: i, minor: -r.number}
 		switch {
 		case ranked:
 			k.score = sr.score[r.rowid]
-			if boost != "" && strings.EqualFold(r.Area, boost) {
+			if boost != "" && strings.EqualFold(r.area(), boost) {
 				k.score += 1e9
 			}
 			k.when = -r.updated
@@ -263,13 +263,13 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		case f.Sort == desk.SortCreated:
 			k.when = -r.created
 		case f.Sort == desk.SortOldest:
-			k.when, k.minor = r.created, r.Number
+			k.when, k.minor = r.created, r.number
 		case f.Sort == desk.SortPriority:
 			k.major, k.when = codeRank(r.pr), -r.updated
 		case f.Sort == desk.SortNumber:
 		case f.Sort == desk.SortBacklog:
 			k.major = codeRank(r.pr)<<40 | codeRank(r.sz)<<32 | areaRank(r)
-			k.minor = r.Number
+			k.minor = r.number
 		default: // triage
 			k.major, k.when = int(r.tr)<<8|int(r.pr), -r.updated
 		}
@@ -295,7 +295,7 @@ func sortRows(rows []*row, f *desk.IssueFilter, sr *searchResult, need int) {
 		slices.SortFunc(ks, compareSortKeys)
 		defer func() { *buf = ks[:0]; sortKeys.Put(buf) }()
 	}
-	sorted := rowBuffers.Get().(*[]*row)
+	sorted := rowBuffers.Get().(*[]*head)
 	defer putRows(sorted)
 	for _, k := range ks {
 		*sorted = append(*sorted, rows[k.at])
@@ -335,12 +335,12 @@ func compareSortKeys(a, b sortKey) int {
 // megabytes per list would make the collector run every few seconds.
 var (
 	sortKeys   = sync.Pool{New: func() any { return new([]sortKey) }}
-	rowBuffers = sync.Pool{New: func() any { return new([]*row) }}
+	rowBuffers = sync.Pool{New: func() any { return new([]*head) }}
 )
 
 // putRows returns a row buffer to its pool, holding no rows: a kept buffer
 // must not keep replaced rows alive.
-func putRows(b *[]*row) {
+func putRows(b *[]*head) {
 	clear(*b)
 	*b = (*b)[:0]
 	rowBuffers.Put(b)
@@ -389,13 +389,13 @@ func smallest[T any](items iter.Seq[T], n int, cmp func(a, b T) int) []T {
 
 // rankAreas numbers the areas of rows alphabetically (case folded), with
 // the empty area last, for the backlog order.
-func rankAreas(rows []*row) func(*row) int {
+func rankAreas(rows []*head) func(*head) int {
 	// Each area's folded name is made once per id (0: no area), not once
 	// per row.
 	var ids idCounts[string]
 	for _, r := range rows {
 		if ids.add(r.areaID) {
-			ids.first(r.areaID, strings.ToLower(r.Area))
+			ids.first(r.areaID, strings.ToLower(r.area()))
 		}
 	}
 	names := slices.Clone(ids.values)
@@ -417,7 +417,7 @@ func rankAreas(rows []*row) func(*row) int {
 	for i, id := range ids.order {
 		rankByID[id] = rank[ids.values[i]]
 	}
-	return func(r *row) int { return rankByID[r.areaID] }
+	return func(r *head) int { return rankByID[r.areaID] }
 }
 
 // codeRank is an enum code as a sort rank: a value outside the enum (-1)

@@ -146,7 +146,7 @@ type overviewCache struct {
 // keptOverview is an overview with what it was counted from. Nothing in it
 // changes once it is kept: a newer overview is a new value.
 type keptOverview struct {
-	rows        []*row
+	rows        []*head
 	status      []int // unmerged rows by status code
 	lastMillis  int64 // the newest row change, and its text
 	last        string
@@ -159,7 +159,7 @@ type keptOverview struct {
 
 // of fills d's counts, areas and tags from heads, the project's held rows,
 // and returns the time of its last issue change.
-func (c *overviewCache) of(projectID int64, heads []*row, d *desk.ProjectDetail) string {
+func (c *overviewCache) of(projectID int64, heads []*head, d *desk.ProjectDetail) string {
 	c.mu.Lock()
 	k := c.kept[projectID]
 	c.mu.Unlock()
@@ -185,7 +185,7 @@ func (c *overviewCache) of(projectID int64, heads []*row, d *desk.ProjectDetail)
 }
 
 // countOverview counts an overview from every row.
-func countOverview(heads []*row) *keptOverview {
+func countOverview(heads []*head) *keptOverview {
 	k := &keptOverview{rows: heads, counts: map[string]int{}}
 	scratch := &desk.ProjectDetail{}
 	scratch.Counts = k.counts
@@ -198,7 +198,7 @@ func countOverview(heads []*row) *keptOverview {
 // differ, or nil when heads is not k's list with some rows replaced by new
 // versions that keep their area, tags and merge, or when the newest change
 // would have to be looked for again: those are counted whole.
-func (k *keptOverview) moved(heads []*row) *keptOverview {
+func (k *keptOverview) moved(heads []*head) *keptOverview {
 	if k == nil || !k.exact || len(heads) != len(k.rows) {
 		return nil
 	}
@@ -210,7 +210,7 @@ func (k *keptOverview) moved(heads []*row) *keptOverview {
 		if r == old {
 			continue
 		}
-		if r.rowid != old.rowid || r.areaID != old.areaID || r.tagsRaw != old.tagsRaw ||
+		if r.rowid != old.rowid || r.areaID != old.areaID || r.tagsRaw() != old.tagsRaw() ||
 			(r.mergedID == 0) != (old.mergedID == 0) || r.st < 0 ||
 			(old.updated == k.lastMillis && r.updated < old.updated) {
 			return nil
@@ -225,7 +225,7 @@ func (k *keptOverview) moved(heads []*row) *keptOverview {
 			next.status[r.st]++
 		}
 		if r.updated > next.lastMillis {
-			next.lastMillis, next.last = r.updated, r.UpdatedAt
+			next.lastMillis, next.last = r.updated, r.updatedAt()
 		}
 	}
 	next.counts = make(map[string]int, len(desk.Statuses))
@@ -241,7 +241,7 @@ func (k *keptOverview) moved(heads []*row) *keptOverview {
 // and returns the time of its last issue change (as text and in
 // milliseconds), the unmerged rows by status code, and whether every
 // status was one of desk.Statuses.
-func overview(d *desk.ProjectDetail, heads []*row) (string, int64, []int, bool) {
+func overview(d *desk.ProjectDetail, heads []*head) (string, int64, []int, bool) {
 	areas, tags := map[string]*valueCount{}, map[string]*valueCount{}
 	count := func(m map[string]*valueCount, v string, n int) {
 		k := strings.ToLower(v)
@@ -259,16 +259,16 @@ func overview(d *desk.ProjectDetail, heads []*row) (string, int64, []int, bool) 
 	lastAt := ""
 	for _, r := range heads {
 		if r.updated > last {
-			last, lastAt = r.updated, r.UpdatedAt
+			last, lastAt = r.updated, r.updatedAt()
 		}
 		if r.mergedID != 0 {
 			continue
 		}
-		statuses.add(r.st, r.Status)
+		statuses.add(r.st, r, (*head).status)
 		if r.areaID != 0 && areaIDs.add(r.areaID) {
-			areaIDs.first(r.areaID, r.Area)
+			areaIDs.first(r.areaID, r.area())
 		}
-		if r.tagsRaw != "[]" {
+		if r.tagsRaw() != "[]" {
 			for _, t := range r.tags() {
 				count(tags, t, 1)
 			}

@@ -14,49 +14,16 @@ import (
 )
 
 // row is an issue as stored: the domain issue plus the row ids that the
-// domain names by key.
+// domain names by key. Reads of one issue and every write work on rows;
+// the index holds heads (see head).
 type row struct {
-	// What a list reads of every row comes first, within one cache line:
-	// a list over a large project walks tens of thousands of rows and
-	// touches little else of most of them.
-
-	// The enum fields as their place in desk's lists (-1 for a value
-	// outside them), so that filters and counts compare integers.
-	st, kd, pr, sz int8
-	tr             int8 // the status's place in the triage order
-
-	// The free-text facets (area, milestone) and the seed as ids of their
-	// project's index (0: none), so that a list counts them in arrays
-	// rather than in maps keyed by text. Every row of an index has them
-	// (projIndex.name), and only rows of an index are listed or counted.
-	areaID, milestoneID, seedID int32
-
-	// The times as milliseconds, for sorting without comparing text.
-	created, updated int64
-
-	rowid    int64
-	mergedID int64 // 0: not merged
-
 	desk.Issue
+	rowid     int64
 	projectID int64
 	prefix    string
 	parentID  int64 // 0: none
+	mergedID  int64 // 0: not merged
 	seed      *int64
-
-	// A row of the list index keeps its JSON fields as stored and decodes
-	// them only for the rows a list returns (see decoded): most rows are
-	// only filtered, counted and sorted.
-	tagsRaw, locRaw, buildRaw string
-	cache                     rowCache
-}
-
-// setCodes fills the enum codes from the enum fields.
-func (r *row) setCodes() {
-	code := func(set []string, v string) int8 { return int8(slices.Index(set, v)) } // -1: not in set
-	r.st, r.kd, r.pr = code(desk.Statuses, r.Status), code(desk.Kinds, r.Kind), code(desk.Priorities, r.Priority)
-	r.sz = code(sizeOrder, r.Size)
-	r.tr = code(desk.TriageOrder, r.Status)
-	r.created, r.updated = millis(r.CreatedAt), millis(r.UpdatedAt)
 }
 
 // millis reads a stored time (desk.TimeLayout) as milliseconds since 1970;
@@ -282,35 +249,6 @@ func plainStrings(raw string) ([]string, bool) {
 	return out, ok && rest == ""
 }
 
-// tags returns the row's tags, decoding them (without keeping them) when
-// the row holds them as stored.
-func (r *row) tags() []string {
-	if r.tagsRaw == "" {
-		return r.Tags
-	}
-	if d := r.cache.head.Load(); d != nil {
-		return d.tags
-	}
-	return decodeTags(r.tagsRaw)
-}
-
-// hasTag reports whether the row carries tag (any case).
-func (r *row) hasTag(tag string) bool {
-	tags := r.Tags
-	if r.tagsRaw != "" {
-		if !strings.Contains(strings.ToLower(r.tagsRaw), strings.ToLower(tag)) {
-			return false
-		}
-		tags = decodeTags(r.tagsRaw)
-	}
-	for _, t := range tags {
-		if strings.EqualFold(t, tag) {
-			return true
-		}
-	}
-	return false
-}
-
 // issueSelect reads issues with their project, parent and merge target
 // keys; a query appends its WHERE clause. With text false the body and the
 // plan's steps are left out, for lists.
@@ -346,7 +284,6 @@ func scanIssue(s scanner) (*row, error) {
 		return nil, err
 	}
 	r.ID = desk.IssueKey(r.prefix, r.Number)
-	r.setCodes()
 	if err := json.Unmarshal([]byte(tags), &r.Tags); err != nil || r.Tags == nil {
 		r.Tags = []string{}
 	}
@@ -407,30 +344,25 @@ LEFT JOIN issues mi ON mi.id = i.merged_into `
 func readIssue(ctx context.Context, q queryer, where string, args ...any) (*row, error) {
 	var (
 		id                 int64
-		head, plan         string
+		packed, body, plan string
 		parentNum, mergNum sql.NullInt64
-		r                  = &row{}
+		names              projNames
+		h                  head
 	)
-	err := q.QueryRowContext(ctx, packedIssueSelect+where, args...).Scan(&id, &head, &r.Body, &plan, &r.Project, &r.prefix, &parentNum, &mergNum)
+	err := q.QueryRowContext(ctx, packedIssueSelect+where, args...).Scan(&id, &packed, &body, &plan, &names.slug, &names.prefix, &parentNum, &mergNum)
 	if err != nil {
 		return nil, err
 	}
-	if !unpackHead(r, id, head) {
+	if !newHead(&h, id, packed) {
 		return scanIssue(q.QueryRowContext(ctx, issueSelect(true)+where, args...))
 	}
-	r.ID = desk.IssueKey(r.prefix, r.Number)
-	r.Issue = r.decoded()
-	r.tagsRaw, r.locRaw, r.buildRaw = "", "", ""
-	r.cache.head.Store(nil)
-	r.Plan = decodePlan(plan)
-	if r.parentID != 0 {
-		k := desk.IssueKey(r.prefix, int(parentNum.Int64))
-		r.Parent = &k
+	h.proj = &names
+	h.parentNumber, h.mergedNumber = int(parentNum.Int64), int(mergNum.Int64)
+	r := &row{Issue: h.issue(), rowid: id, mergedID: h.mergedID, projectID: h.projectID, prefix: names.prefix, parentID: h.parentID}
+	if seed, ok := h.seed(); ok {
+		r.seed = &seed
 	}
-	if r.mergedID != 0 {
-		k := desk.IssueKey(r.prefix, int(mergNum.Int64))
-		r.MergedInto = &k
-	}
+	r.Body, r.Plan = body, decodePlan(plan)
 	return r, nil
 }
 

@@ -60,6 +60,6 @@ func rowSummary(r *row) string {
 	if r.seed != nil {
 		seed = fmt.Sprint(*r.seed)
 	}
-	return fmt.Sprintf("%s row %d project %d %s parent %d merged %d seed %s codes %d %d %d %d %d times %d %d",
-		is, r.rowid, r.projectID, r.prefix, r.parentID, r.mergedID, seed, r.st, r.kd, r.pr, r.sz, r.tr, r.created, r.updated)
+	return fmt.Sprintf("%s row %d project %d %s parent %d merged %d seed %s",
+		is, r.rowid, r.projectID, r.prefix, r.parentID, r.mergedID, seed)
 }

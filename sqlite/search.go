@@ -22,7 +22,7 @@ const (
 type searchResult struct {
 	mode   string
 	ids    map[int64]bool
-	rows   []*row // the project's rows among ids, in no order
+	rows   []*head // the project's rows among ids, in no order
 	score  map[int64]float64
 	terms  []desk.SearchTerm
 	prefix bool // the words matched as prefixes
@@ -63,7 +63,7 @@ const (
 // search finds the issues among heads that the terms match: whole words
 // first, then prefixes (both ranked), then plain substrings (unranked). A
 // stage that leaves no issue passing keep falls through to the next one.
-func (db *DB) search(ctx context.Context, tx queryer, heads []*row, terms []desk.SearchTerm, keep func(*row) bool) (*searchResult, error) {
+func (db *DB) search(ctx context.Context, tx queryer, heads []*head, terms []desk.SearchTerm, keep func(*head) bool) (*searchResult, error) {
 	inProject := newRowsByID(heads)
 	anyKept := func(ids map[int64]bool) bool {
 		for id := range ids {
@@ -98,8 +98,8 @@ func (db *DB) search(ctx context.Context, tx queryer, heads []*row, terms []desk
 // matchedRows returns the project's rows among ids, in no order. A list
 // walks these instead of every row of the project: a search of a project
 // of 75,000 issues matches a few thousand.
-func matchedRows(ids map[int64]bool, inProject rowsByID) []*row {
-	rows := make([]*row, 0, len(ids))
+func matchedRows(ids map[int64]bool, inProject rowsByID) []*head {
+	rows := make([]*head, 0, len(ids))
 	for id := range ids {
 		if r := inProject.get(id); r != nil {
 			rows = append(rows, r)
@@ -276,11 +276,11 @@ func eachRow(ctx context.Context, tx queryer, query string, args []any, fn func(
 // ids are sparse (a small one on a large desk) gets the map.
 type rowsByID struct {
 	first int64
-	dense []*row
-	byID  map[int64]*row
+	dense []*head
+	byID  map[int64]*head
 }
 
-func newRowsByID(rows []*row) rowsByID {
+func newRowsByID(rows []*head) rowsByID {
 	if len(rows) == 0 {
 		return rowsByID{}
 	}
@@ -289,13 +289,13 @@ func newRowsByID(rows []*row) rowsByID {
 		lo, hi = min(lo, r.rowid), max(hi, r.rowid)
 	}
 	if span := hi - lo + 1; span <= 4*int64(len(rows))+1024 {
-		m := rowsByID{first: lo, dense: make([]*row, span)}
+		m := rowsByID{first: lo, dense: make([]*head, span)}
 		for _, r := range rows {
 			m.dense[r.rowid-lo] = r
 		}
 		return m
 	}
-	m := rowsByID{byID: make(map[int64]*row, len(rows))}
+	m := rowsByID{byID: make(map[int64]*head, len(rows))}
 	for _, r := range rows {
 		m.byID[r.rowid] = r
 	}
@@ -303,7 +303,7 @@ func newRowsByID(rows []*row) rowsByID {
 }
 
 // get returns the row with id, or nil when the project has none.
-func (m rowsByID) get(id int64) *row {
+func (m rowsByID) get(id int64) *head {
 	if m.byID != nil {
 		return m.byID[id]
 	}
@@ -354,7 +354,7 @@ func adjacentWords(terms []desk.SearchTerm) string {
 // substringSearch matches every term as a plain, case-insensitive substring
 // of any field or comment, which finds part of a code name (Store in
 // WorldStore). It scans the project, so it runs only when nothing ranks.
-func substringSearch(ctx context.Context, tx queryer, heads []*row, terms []desk.SearchTerm) (*searchResult, error) {
+func substringSearch(ctx context.Context, tx queryer, heads []*head, terms []desk.SearchTerm) (*searchResult, error) {
 	sr := &searchResult{mode: searchSubstring, ids: map[int64]bool{}, terms: terms}
 	if len(heads) == 0 {
 		return sr, nil
@@ -412,7 +412,7 @@ func escapeLike(s string) string {
 // word matched best (title, details, body, comments) with the words around
 // the match. The ranking already told the field; the words are cut from
 // the text here, which costs no more index passes.
-func (db *DB) excerpts(ctx context.Context, tx queryer, sr *searchResult, page map[int64]*desk.Issue, rows map[int64]*row) error {
+func (db *DB) excerpts(ctx context.Context, tx queryer, sr *searchResult, page map[int64]*desk.Issue, rows map[int64]*head) error {
 	// An excerpt depends on the words searched, the field and (for
 	// comments) the comment: a row that has not changed keeps the last one.
 	var words strings.Builder

@@ -48,7 +48,7 @@ var minPatchedMatches = 5000
 
 // ranked is rankedSearch for a project's rows (heads), kept between calls
 // by a long-lived process.
-func (db *DB) ranked(ctx context.Context, tx queryer, heads []*row, terms []desk.SearchTerm, prefix bool, inProject rowsByID) (*searchResult, error) {
+func (db *DB) ranked(ctx context.Context, tx queryer, heads []*head, terms []desk.SearchTerm, prefix bool, inProject rowsByID) (*searchResult, error) {
 	if db.oneShot || len(heads) == 0 {
 		return rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{})
 	}

@@ -32,8 +32,8 @@ func TestPagesFromSelectionMatchAFullSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	day0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	areas := []string{"", "terrain", "Terrain", "ui", "audio"}
-	p := &projIndex{slug: "mygame", prefix: "MG", words: map[string]int32{}, seeds: map[int64]int32{}}
-	rows := make([]*row, 2000)
+	p := &projIndex{names: &projNames{slug: "mygame", prefix: "MG"}, words: map[string]int32{}, seeds: map[int64]int32{}}
+	rows := make([]*head, 2000)
 	for i := range rows {
 		is := desk.Issue{
 			Number: i + 1, Status: desk.Statuses[r.IntN(len(desk.Statuses))], Priority: desk.Priorities[r.IntN(4)],
@@ -42,8 +42,7 @@ func TestPagesFromSelectionMatchAFullSort(t *testing.T) {
 			UpdatedAt: desk.FormatTime(day0.AddDate(0, 0, r.IntN(20))),
 			CreatedAt: desk.FormatTime(day0.AddDate(0, -3, r.IntN(20))),
 		}
-		rows[i] = &row{Issue: is, rowid: int64(i + 1)}
-		rows[i].setCodes()
+		rows[i] = testHead(t, is, int64(i+1), 0, nil)
 		p.name(rows[i]) // as the index names every row
 	}
 	for _, sort := range desk.Sorts {
@@ -55,7 +54,7 @@ func TestPagesFromSelectionMatchAFullSort(t *testing.T) {
 			sortRows(part, f, nil, need)
 			for i := 0; i < need; i++ {
 				if part[i] != full[i] {
-					t.Fatalf("sort %s, page of %d: row %d is %d, a full sort gives %d", sort, need, i, part[i].Number, full[i].Number)
+					t.Fatalf("sort %s, page of %d: row %d is %d, a full sort gives %d", sort, need, i, part[i].number, full[i].number)
 				}
 			}
 		}

@@ -27,9 +27,8 @@ func (db *DB) SuggestGroups(ctx context.Context, slug string, limit int) ([]desk
 			return err
 		}
 		for _, r := range heads {
-			if r.mergedID == 0 && !desk.IsDone(r.Status) {
-				is := r.decoded()
-				rows = append(rows, &row{Issue: is, rowid: r.rowid, parentID: r.parentID})
+			if r.mergedID == 0 && !desk.IsDone(r.status()) {
+				rows = append(rows, &row{Issue: r.issue(), rowid: r.rowid, parentID: r.parentID})
 			}
 		}
 		return nil

@@ -32,8 +32,8 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		// history on its index row, as the server does for the page (see
 		// detailPartsOf): an agent reads the issue it works on again and
 		// again, and after the first read only what was added since is read.
-		if head, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID); head != nil {
-			parts, err := detailPartsOf(ctx, tx, r, head, parent)
+		if h, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID); h != nil {
+			parts, err := detailPartsOf(ctx, tx, r, h, parent)
 			if err != nil {
 				return err
 			}

@@ -1,7 +1,7 @@
 package sqlite
 
-// PatchEverySearch makes kept searches be patched whatever their size,
-// for tests on small desks, until the returned function is called.
+// PatchEverySearch makes kept searches be patched whatever their size and
+// cost, for tests on small desks, until the returned function is called.
 func PatchEverySearch() (restore func()) {
 	old := minPatchedMatches
 	minPatchedMatches = 0

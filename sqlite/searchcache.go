@@ -6,6 +6,7 @@ import (
 	"maps"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"desk"
 )
@@ -15,8 +16,13 @@ import (
 // on a desk of a million comments a search reads tens of thousands of
 // matches. An issue's score depends on nothing but its own text, so a kept
 // result stays right for every issue the feed has not named since it was
-// read; the issues it has named are searched again alone, and the result
-// is patched with theirs.
+// read; the issues it has named can be searched again alone, and the
+// result patched with theirs. A search of some issues alone looks each of
+// them up in every segment of the full-text index, where a whole search
+// reads each segment once: while agents write, the index has many small
+// segments, and a patch for forty issues can cost more than searching
+// everything again. So each kept search times both, and patches only when
+// that has been the cheaper.
 type searchCache struct {
 	mu    sync.Mutex
 	kept  map[string]*keptSearch
@@ -29,6 +35,9 @@ type keptSearch struct {
 	seq  int64         // the feed position the result was read at
 	sr   *searchResult // never changed once kept
 	used int64
+
+	whole     time.Duration // what the last whole search took
+	perChange time.Duration // what the last patch took per changed issue
 }
 
 const (
@@ -36,14 +45,13 @@ const (
 	// over the issues it matched.
 	maxKeptSearches = 8
 	// maxSearchPatch is how many changed issues a kept result is patched
-	// for; past it, searching the whole desk again costs about the same.
+	// for at most.
 	maxSearchPatch = 64
 )
 
 // minPatchedMatches is how many issues a kept result must score for a
-// patch to pay: searching the changed issues alone costs a few queries and
-// a copy of the result, which on a smaller desk (2,000 issues, a thousand
-// matches) took longer than searching it all again. Tests lower it.
+// patch to be tried: on a smaller desk (2,000 issues, a thousand matches)
+// a whole search takes a millisecond or two. Tests lower it.
 var minPatchedMatches = 5000
 
 // ranked is rankedSearch for a project's rows (heads), kept between calls
@@ -59,47 +67,58 @@ func (db *DB) ranked(ctx context.Context, tx queryer, heads []*head, terms []des
 	key := fmt.Sprintf("%d|%t|%#v", heads[0].projectID, prefix, terms)
 	c := &db.searches
 	c.mu.Lock()
-	k := c.kept[key]
+	var k keptSearch
+	if kept := c.kept[key]; kept != nil {
+		k = *kept
+	}
 	c.mu.Unlock()
-	var sr *searchResult
-	switch {
-	case k != nil && k.seq == seq:
-		sr = k.sr
-	case k != nil && k.seq < seq && len(k.sr.score) >= minPatchedMatches:
+	if k.sr != nil && k.seq == seq {
+		c.keep(key, k)
+		return k.sr, nil
+	}
+	if k.sr != nil && k.seq < seq && len(k.sr.score) >= minPatchedMatches {
 		changed, err := changedIssues(ctx, tx, k.seq, seq, maxSearchPatch)
 		if err != nil {
 			return nil, err
 		}
-		if changed != nil {
+		// A patch is tried first, and then whenever the last one, for this
+		// many changes, would have cost less than a whole search (always,
+		// for the tests that set minPatchedMatches to 0).
+		if changed != nil && (minPatchedMatches == 0 || time.Duration(len(changed))*k.perChange < k.whole) {
+			start := time.Now()
 			part, err := rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{only: changed})
 			if err != nil {
 				return nil, err
 			}
-			sr = k.sr.patched(changed, part)
+			k.sr, k.seq = k.sr.patched(changed, part), seq
+			k.perChange = time.Since(start) / time.Duration(max(len(changed), 1))
 			c.patches.Add(1)
+			c.keep(key, k)
+			return k.sr, nil
 		}
 	}
-	if sr == nil {
-		var err error
-		if sr, err = rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{}); err != nil {
-			return nil, err
-		}
+	start := time.Now()
+	sr, err := rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{})
+	if err != nil {
+		return nil, err
 	}
-	c.keep(key, seq, sr)
+	k.sr, k.seq, k.whole = sr, seq, time.Since(start)
+	c.keep(key, k)
 	return sr, nil
 }
 
-// keep keeps sr as the result of key at feed position seq, unless a result
-// read at a later position is kept already.
-func (c *searchCache) keep(key string, seq int64, sr *searchResult) {
+// keep keeps k as the result of key, unless a result read at a later
+// feed position is kept already.
+func (c *searchCache) keep(key string, k keptSearch) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
-	if k := c.kept[key]; k != nil {
-		if k.seq <= seq {
-			k.seq, k.sr = seq, sr
+	k.used = c.clock
+	if kept := c.kept[key]; kept != nil {
+		if kept.seq <= k.seq {
+			*kept = k
 		}
-		k.used = c.clock
+		kept.used = c.clock
 		return
 	}
 	if c.kept == nil {
@@ -114,7 +133,7 @@ func (c *searchCache) keep(key string, seq int64, sr *searchResult) {
 		}
 		delete(c.kept, oldest)
 	}
-	c.kept[key] = &keptSearch{seq: seq, sr: sr, used: c.clock}
+	c.kept[key] = &k
 }
 
 // changedIssues returns the issues the feed names after position from up

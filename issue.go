@@ -220,26 +220,26 @@ func (c Counts) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil), nil }
 // spent a tenth of such a list's time sorting and writing them through
 // reflection.
 func (c Counts) AppendJSON(b []byte) []byte {
-	b = append(b, `{"status":`...)
-	b = appendCountMap(b, c.Status)
-	b = append(b, `,"kind":`...)
-	b = appendCountMap(b, c.Kind)
-	b = append(b, `,"priority":`...)
-	b = appendCountMap(b, c.Priority)
-	b = append(b, `,"area":`...)
-	b = appendCountMap(b, c.Area)
-	b = append(b, `,"seed":`...)
-	b = appendCountMap(b, c.Seed)
-	b = append(b, `,"size":`...)
-	b = appendCountMap(b, c.Size)
-	b = append(b, `,"milestone":`...)
-	b = appendCountMap(b, c.Milestone)
+	facets := [...]struct {
+		name string
+		m    map[string]int
+	}{{"status", c.Status}, {"kind", c.Kind}, {"priority", c.Priority}, {"area", c.Area}, {"seed", c.Seed},
+		{"size", c.Size}, {"milestone", c.Milestone}}
+	sep := byte('{')
+	for _, f := range facets {
+		b = append(b, sep, '"')
+		sep = ','
+		b = append(b, f.name...)
+		b = append(b, `":`...)
+		b = AppendCountMap(b, f.m)
+	}
 	b = appendIntField(b, "merged", c.Merged)
 	return append(b, '}')
 }
 
-// appendCountMap writes m as a JSON object with its keys in order.
-func appendCountMap(b []byte, m map[string]int) []byte {
+// AppendCountMap appends m as encoding/json writes it without HTML
+// escaping: an object with its keys in order, or null.
+func AppendCountMap(b []byte, m map[string]int) []byte {
 	if m == nil {
 		return append(b, "null"...)
 	}

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -241,25 +240,7 @@ func (l *issueList) appendJSON(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(l.Offset), 10)
 	}
 	b = append(b, `,"status_counts":`...)
-	if l.Counts == nil {
-		b = append(b, "null"...)
-	} else {
-		keys := make([]string, 0, len(l.Counts))
-		for k := range l.Counts {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		b = append(b, '{')
-		for i, k := range keys {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = desk.AppendJSONString(b, k)
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(l.Counts[k]), 10)
-		}
-		b = append(b, '}')
-	}
+	b = desk.AppendCountMap(b, l.Counts)
 	if l.Search != "" {
 		b = append(b, `,"search_mode":`...)
 		b = desk.AppendJSONString(b, l.Search)

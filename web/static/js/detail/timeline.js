@@ -87,6 +87,8 @@ function buildsEntry(entry, ctx) {
 export const TIMELINE_FIRST = 60;
 // More entries than fit on the first screen of an issue.
 const FIRST_SCREEN = 12;
+// The longest the other entries wait for the page to be idle.
+const REST_MS = 200;
 
 /**
  * @param {object} detail
@@ -113,12 +115,14 @@ export function timelineSection(detail, ctx, seen, more) {
   };
   // An issue just opened shows its top: the timeline usually starts below
   // the first screen, so the entries past a screenful are drawn once the
-  // issue is on screen, and the frame that shows it does not build, style
-  // and lay them out first. (A redraw of the same issue draws them all at
-  // once: the owner may be reading them.)
+  // page is idle after the issue is on screen, and the frame that shows it
+  // does not build, style and lay them out first. (A redraw of the same
+  // issue draws them all at once: the owner may be reading them.)
   const now = more.later ? entries.slice(0, FIRST_SCREEN) : entries;
   const list = h('ol', { class: 'timeline' }, now.map(draw));
-  if (now.length < entries.length) afterPaint(() => list.isConnected && list.append(...entries.slice(now.length).map(draw)));
+  if (now.length < entries.length) {
+    afterPaint(() => requestIdleCallback(() => list.isConnected && list.append(...entries.slice(now.length).map(draw)), { timeout: REST_MS }));
+  }
   return {
     keys: all.map((e) => e.key),
     el: h('section', { class: 'timeline-box', 'aria-label': 'Timeline' }, h('h3', null, 'Timeline'), earlier, list),

@@ -28,11 +28,14 @@ const later = (() => {
   return [...list[1].matchAll(/'([^']+)'/g)].map((m) => `js/${m[1]}`);
 })();
 
-test('every module is imported by main.js for the first rows or preloaded after them, and every preload exists', () => {
+// The modules index.html names as modulepreload hints.
+const pagePreloads = [...html.matchAll(/<link rel="modulepreload" href="\/([^"]+)">/g)].map((m) => m[1]);
+
+test('every module is preloaded, by index.html or after the first rows, and every preload exists', () => {
   const modules = files(join(root, 'js'), '.js').map((p) => relative(root, p)).filter((p) => !CLASSIC.has(p));
-  const all = [...staticGraph('js/main.js'), ...later];
+  const all = [...pagePreloads, ...later];
   assert.deepEqual([...all].sort(), [...modules].sort());
-  assert.equal(new Set(all).size, all.length, 'a module is preloaded after the first rows but main.js imports it');
+  assert.equal(new Set(all).size, all.length, 'a module is preloaded twice');
 });
 
 test('index.html has no inline script, inline style or handler attribute', () => {
@@ -71,9 +74,12 @@ function staticGraph(start) {
   return seen;
 }
 
-test('index.html has no preload hints and defers the issue view', () => {
-  assert.ok(later.length > 10, 'the issue view and the dialogs are deferred');
-  // A hint is work for the parser before boot.js runs and sends the list's
-  // request; on a reload every module is in the memory cache anyway.
-  assert.doesNotMatch(html, /rel="(module)?preload"/);
+test('index.html names exactly the modules the first rows need', () => {
+  const low = new Set(later);
+  assert.ok(low.size > 10, 'the issue view and the dialogs are deferred');
+  for (const rel of staticGraph('js/main.js')) assert.ok(!low.has(rel), `${rel} is deferred but main.js imports it statically`);
+  // And the other way round: nothing is named in the page that the first rows do not need.
+  const first = staticGraph('js/main.js');
+  for (const rel of pagePreloads) assert.ok(first.has(rel), `${rel} is preloaded by the page but the first rows do not need it`);
+  assert.doesNotMatch(html, /fetchpriority="low"/, 'a low-priority hint in the page still costs the browser work before the first script');
 });

@@ -37,12 +37,12 @@ const PREFETCH_MS = 1000;
 const PENDING_MS = 100;
 const PHONE = '(max-width: 760px)';
 
-// Every module the first rows do not need (main.js imports those). They
-// are preloaded at low priority, all at once, when the app starts loading
-// them, so the browser fetches them in parallel rather than one level of
-// imports at a time; naming them in index.html instead costs the browser
-// that work before the first script runs. page.test.mjs checks that this
-// list and main.js's imports name every module.
+// Every module the first rows do not need (index.html names those that
+// they do). They are preloaded at low priority, all at once, when the app
+// starts loading them, so the browser fetches them in parallel rather than
+// one level of imports at a time; naming them in index.html instead costs
+// the browser that work before the first script runs. page.test.mjs checks
+// that the two lists name every module.
 const LATER_MODULES = [
   'top-bar.js', 'live-client.js', 'live-updates.js', 'keyboard.js', 'splitter.js', 'theme.js', 'throttle.js',
   'build-controls.js', 'clipboard.js', 'markdown.js', 'timeline-model.js', 'commands.js', 'copy-prompt.js',

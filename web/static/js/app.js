@@ -250,7 +250,9 @@ export class DeskApp {
     const route = parseRoute(location.hash);
     this.route = route;
     this.workspace.classList.toggle('agents', route.agents);
-    this.agentsPane.hidden = !route.agents;
+    // Set only when it changes: the same value written again still has
+    // the browser restyle the pane, on every click on a row.
+    if (this.agentsPane.hidden !== !route.agents) this.agentsPane.hidden = !route.agents;
     if (!route.agents) this.agentsView?.hide();
     document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff));
     if (route.agents) {

@@ -18,19 +18,22 @@ export function escapeHtml(text) {
  */
 export function h(tag, props, ...children) {
   const el = document.createElement(tag);
-  if (props) {
-    for (const [key, value] of Object.entries(props)) {
-      if (value === undefined || value === null || value === false) continue;
-      if (key === 'class') el.className = value;
-      else if (key === 'text') el.textContent = value;
-      else if (key === 'dataset') Object.assign(el.dataset, value);
-      else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
-      else if (key in PROPERTIES) el[key] = value;
-      else el.setAttribute(key, value === true ? '' : String(value));
-    }
-  }
+  setProps(el, props);
   append(el, children);
   return el;
+}
+
+function setProps(el, props) {
+  if (!props) return;
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key in PROPERTIES) el[key] = value;
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
 }
 
 const PROPERTIES = { value: 1, checked: 1, disabled: 1, hidden: 1, selected: 1, indeterminate: 1, open: 1, htmlFor: 1 };
@@ -60,14 +63,34 @@ export function isTyping(target) {
   return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color'].includes(target.type);
 }
 
-/** A <select> with options given as [value, label] pairs or plain values. */
+// A document with no window, for building selects (see select).
+let inert = null;
+
+/**
+ * A <select> with options given as [value, label] pairs or plain values.
+ *
+ * Its options are chosen in a document with no window and the select is
+ * then moved into the page. Chosen in the page within a few seconds of a
+ * click, an option counts for Chromium's autofill as the owner's choice:
+ * it reads the page's form fields (a style and layout of the whole page in
+ * a task of its own) before the next frame, and then follows the select,
+ * so that removing it costs another layout. An issue opened by a click
+ * draws five selects.
+ */
 export function select(props, options, current) {
-  const el = h('select', props);
+  inert ||= document.implementation.createHTMLDocument('');
+  const el = inert.createElement('select');
   for (const opt of options) {
     const [value, label] = Array.isArray(opt) ? opt : [opt, opt];
-    el.append(h('option', { value, selected: value === current }, label));
+    const option = inert.createElement('option');
+    option.value = value;
+    option.defaultSelected = value === current;
+    option.append(String(label));
+    el.append(option);
   }
   el.value = current ?? '';
+  document.adoptNode(el);
+  setProps(el, props);
   return el;
 }
 

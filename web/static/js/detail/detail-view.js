@@ -150,6 +150,7 @@ export class DetailView {
     const ctx = this.ctx;
     const seen = this.seen.get(detail.id) || null;
     const timeline = timelineSection(detail, ctx, seen, {
+      later: !same,
       all: this.fullTimeline.has(detail.id),
       showAll: () => {
         this.fullTimeline.add(detail.id);

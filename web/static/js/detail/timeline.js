@@ -2,7 +2,7 @@
 // moved in by a merge say where they came from; a merged report shows as a
 // card with its title, description and location.
 
-import { h } from '../dom.js';
+import { h, afterPaint } from '../dom.js';
 import { renderMarkdown } from '../markdown.js';
 import { buildTimeline, describeActivity, mergedCard, ownerOriginal } from '../timeline-model.js';
 import { timeAgo, formatDateTime } from '../format.js';
@@ -85,12 +85,17 @@ function buildsEntry(entry, ctx) {
 // A busy issue (hundreds of comments) opens with its latest entries; the
 // older ones are one click away.
 export const TIMELINE_FIRST = 60;
+// More entries than fit on the first screen of an issue.
+const FIRST_SCREEN = 12;
+// The longest the other entries wait for the page to be idle.
+const REST_MS = 200;
 
 /**
  * @param {object} detail
  * @param {import('./detail-view.js').DetailContext} ctx
  * @param {Set<string>|null} seen keys shown before for this issue; others are highlighted
- * @param {{all: boolean, showAll: () => void}} more whether every entry shows, and how to show them
+ * @param {{all: boolean, showAll: () => void, later?: boolean}} more whether every entry shows, and how to
+ *   show them; later: the entries past the first screen may come after the frame that shows the issue
  */
 export function timelineSection(detail, ctx, seen, more) {
   const all = buildTimeline(detail);
@@ -99,7 +104,7 @@ export function timelineSection(detail, ctx, seen, more) {
   const earlier = hidden
     ? h('button', { type: 'button', class: 'button small ghost timeline-more', onclick: more.showAll }, `Show ${hidden} earlier ${hidden === 1 ? 'entry' : 'entries'}`)
     : null;
-  const list = h('ol', { class: 'timeline' }, entries.map((entry) => {
+  const draw = (entry) => {
     let el;
     if (entry.type === 'comment') el = commentEntry(entry, ctx);
     else if (entry.type === 'merged') el = mergedEntry(entry, ctx);
@@ -107,7 +112,17 @@ export function timelineSection(detail, ctx, seen, more) {
     else el = activityEntry(entry, ctx);
     if (seen && !seen.has(entry.key)) el.classList.add('fresh');
     return el;
-  }));
+  };
+  // An issue just opened shows its top: the timeline usually starts below
+  // the first screen, so the entries past a screenful are drawn once the
+  // page is idle after the issue is on screen, and the frame that shows it
+  // does not build, style and lay them out first. (A redraw of the same
+  // issue draws them all at once: the owner may be reading them.)
+  const now = more.later ? entries.slice(0, FIRST_SCREEN) : entries;
+  const list = h('ol', { class: 'timeline' }, now.map(draw));
+  if (now.length < entries.length) {
+    afterPaint(() => requestIdleCallback(() => list.isConnected && list.append(...entries.slice(now.length).map(draw)), { timeout: REST_MS }));
+  }
   return {
     keys: all.map((e) => e.key),
     el: h('section', { class: 'timeline-box', 'aria-label': 'Timeline' }, h('h3', null, 'Timeline'), earlier, list),

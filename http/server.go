@@ -120,8 +120,11 @@ func (s *Server) Open() error {
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    1 << 16,
-		BaseContext:       func(net.Listener) context.Context { return s.ctx },
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		// A request runs to its end while the server stops (Close):
+		// cancelling it would answer a list the page asked for a moment
+		// before with an error. Only event streams end with s.ctx.
+		BaseContext: func(net.Listener) context.Context { return context.WithoutCancel(s.ctx) },
+		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	last, err := s.store.LastSeq(s.ctx)
 	if err != nil {

@@ -142,6 +142,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, project string) 
 		select {
 		case <-r.Context().Done():
 			return nil
+		case <-s.ctx.Done(): // the server is stopping
+			return nil
 		case <-tick.C:
 			if _, err := w.Write([]byte(": ping\n\n")); err != nil {
 				return nil

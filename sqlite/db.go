@@ -49,6 +49,8 @@ type DB struct {
 	index     *issueIndex
 	overviews overviewCache
 	searches  searchCache
+	// textMatches is kept by searches; see textMatches.
+	textMatches textMatches
 
 	checkpoints *checkpointer // nil in a one-shot process (see checkpoint.go)
 

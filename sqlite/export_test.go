@@ -10,3 +10,7 @@ func PatchEverySearch() (restore func()) {
 
 // PatchedSearches is how many kept searches db has patched.
 func (db *DB) PatchedSearches() int64 { return db.searches.patches.Load() }
+
+// ReusedTextMatches is how many full-text queries of the issues' own text
+// db answered from what it kept.
+func (db *DB) ReusedTextMatches() int64 { return db.textMatches.reused.Load() }

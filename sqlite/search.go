@@ -211,10 +211,18 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 
 // ftsScope is where a ranked search looks: at every issue, or only at some
 // (the issues changed since a kept result was read, see searchCache).
-type ftsScope struct{ only []int64 }
+// Looking at every issue, a long-lived process keeps what the issues' own
+// text matched (kept).
+type ftsScope struct {
+	only []int64
+	kept *textMatches
+}
 
 // issues calls fn with the row id of each issue whose text matches.
 func (s ftsScope) issues(ctx context.Context, tx queryer, match string, fn func(int64)) error {
+	if s.only == nil && s.kept != nil {
+		return s.kept.each(ctx, tx, match, fn)
+	}
 	if s.only == nil {
 		return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{match}, fn)
 	}

@@ -12,9 +12,18 @@ import (
 
 // A process that keeps its searches answers as a process that searches
 // afresh, while another process comments, edits, files and merges issues:
-// the kept results are patched for the issues the feed names.
+// the kept results are patched for the issues the feed names, or searched
+// again with what the issues' own text matched kept while that text is
+// the same.
 func TestKeptSearchesFollowOtherWrites(t *testing.T) {
-	defer sqlite.PatchEverySearch()()
+	t.Run("patched", func(t *testing.T) {
+		defer sqlite.PatchEverySearch()()
+		keptSearchesFollow(t, true)
+	})
+	t.Run("searched again", func(t *testing.T) { keptSearchesFollow(t, false) })
+}
+
+func keptSearchesFollow(t *testing.T, patched bool) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	MustProject(t, db)
@@ -93,7 +102,10 @@ func TestKeptSearchesFollowOtherWrites(t *testing.T) {
 		}
 		fresh.Close()
 	}
-	if db.PatchedSearches() == 0 {
+	if patched && db.PatchedSearches() == 0 {
 		t.Fatal("no kept search was patched: the test no longer tries what it is about")
+	}
+	if db.ReusedTextMatches() == 0 {
+		t.Fatal("no match of the issues' text was reused: the test no longer tries what it is about")
 	}
 }

@@ -115,7 +115,7 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 	weights := [...]float64{fieldTitle: weightTitle, fieldDetails: weightDetails, fieldBody: weightBody, fieldComments: weightComments}
 	for ti, t := range terms {
 		expr := t.FTS(prefix)
-		best := map[int64]int{} // the best field this term hit, per issue
+		best := newIssueTally(inProject) // the best field this term hit, per issue
 		// One pass per column over the term's matches: cheaper than asking
 		// the ranking function, which looks up every document's length.
 		for f, col := range []string{"title", "details", "body"} {
@@ -124,8 +124,8 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 				if inProject.get(id) == nil {
 					return
 				}
-				if best[id] == 0 {
-					best[id] = field
+				if best.get(id) == 0 {
+					best.set(id, int32(field))
 				} else {
 					sr.score[id] += weightExtraField // the term stands in more than one field
 				}
@@ -137,37 +137,38 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 				return nil, err
 			}
 		}
-		talk := map[int64]int{}
+		talk := newIssueTally(inProject)
 		err := scope.comments(ctx, tx, expr, func(key int64) {
 			id := key >> 32
 			if inProject.get(id) == nil {
 				return
 			}
-			if n := key & 0xffffffff; ti == 0 && (talk[id] == 0 || n < sr.comment[id]) {
+			if n := key & 0xffffffff; ti == 0 && (talk.get(id) == 0 || n < sr.comment[id]) {
 				sr.comment[id] = n // the issue's first matching comment
 			}
-			talk[id]++
-			if best[id] == 0 {
-				best[id] = fieldComments
+			talk.set(id, talk.get(id)+1)
+			if best.get(id) == 0 {
+				best.set(id, fieldComments)
 			}
 		})
 		if err != nil {
 			return nil, err
 		}
-		for id, f := range best {
-			sr.score[id] += weights[f] + weightPerComment*float64(min(talk[id], 5))
+		for _, id := range best.ids {
+			f := best.get(id)
+			sr.score[id] += weights[f] + weightPerComment*float64(min(talk.get(id), 5))
 			if ti == 0 {
-				sr.fields[id] = f
+				sr.fields[id] = int(f)
 			}
 		}
 		if all == nil {
-			all = make(map[int64]bool, len(best))
-			for id := range best {
+			all = make(map[int64]bool, len(best.ids))
+			for _, id := range best.ids {
 				all[id] = true
 			}
 		} else {
 			for id := range all {
-				if best[id] == 0 {
+				if best.get(id) == 0 {
 					delete(all, id)
 				}
 			}
@@ -275,6 +276,49 @@ func eachRow(ctx context.Context, tx queryer, query string, args []any, fn func(
 		}
 	}
 	return rows.Err()
+}
+
+// issueTally holds a small number per issue of a project (0: none), in a
+// slice over the project's row ids where they are dense (see rowsByID),
+// else in a map. A search of a large project counts, per word, the field
+// and the comments of tens of thousands of issues: in maps that was most
+// of its time once the full-text queries were kept.
+type issueTally struct {
+	first  int64
+	dense  []int32
+	sparse map[int64]int32
+	ids    []int64 // the issues set, in the order they were first set
+}
+
+func newIssueTally(in rowsByID) *issueTally {
+	if in.byID != nil || in.dense == nil {
+		return &issueTally{sparse: map[int64]int32{}}
+	}
+	return &issueTally{first: in.first, dense: make([]int32, len(in.dense))}
+}
+
+// get returns the number of issue id (0 for an issue not in the project).
+func (t *issueTally) get(id int64) int32 {
+	if t.sparse != nil {
+		return t.sparse[id]
+	}
+	if i := id - t.first; i >= 0 && i < int64(len(t.dense)) {
+		return t.dense[i]
+	}
+	return 0
+}
+
+// set sets the number of issue id, which must be in the project, to v,
+// which must not be 0.
+func (t *issueTally) set(id int64, v int32) {
+	if t.get(id) == 0 {
+		t.ids = append(t.ids, id)
+	}
+	if t.sparse != nil {
+		t.sparse[id] = v
+		return
+	}
+	t.dense[id-t.first] = v
 }
 
 // rowsByID finds a project's rows by row id. Row ids count up desk-wide,

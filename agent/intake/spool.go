@@ -36,6 +36,11 @@ var spoolMax int64 = SpoolMax
 // largest values first.
 const spoolPayloadMax = 64 << 10
 
+// maxSpoolAttempts bounds how often a hook starts over on a spool file that
+// a server took as the hook reached it: each time means a drain ran in
+// between, and drains are seconds apart.
+const maxSpoolAttempts = 1000
+
 // drainSuffix marks a spool file taken by a server to replay.
 const drainSuffix = ".replay"
 
@@ -63,8 +68,13 @@ func Spool(dataDir string, r *Report) error {
 		}
 		// A server may have taken the file between our open and our lock;
 		// then it is no longer the spool, and we start over on the new one.
-		if attempt < 3 && !isCurrent(f, path) {
+		// A line written to a taken file could land after the server read
+		// it, and be lost: it is never written there.
+		if !isCurrent(f, path) {
 			f.Close()
+			if attempt >= maxSpoolAttempts {
+				return errors.New("spool: the spool file was taken every time this hook reached it; the report was not kept")
+			}
 			continue
 		}
 		if info, err := f.Stat(); err == nil && info.Size()+int64(len(line)) > spoolMax && info.Size() > 0 {

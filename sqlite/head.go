@@ -13,9 +13,9 @@ import (
 // the one text SQLite packed them into (headExpr) with where each field
 // starts, and the codes lists filter, count and sort by. An index holds
 // every issue of the projects it serves, a hundred thousand on a large
-// desk: a head is a third of the size of a row with its desk.Issue, and
-// the collector, which visits every pointer of every live object on each
-// cycle, finds a tenth as many pointers in it. The issue itself is made
+// desk: a head is about a third of the size of a row with its desk.Issue,
+// and the collector, which visits every pointer of every live object on
+// each cycle, finds a fifth as many pointers in it. The issue itself is made
 // from the text when a list returns it (issue).
 type head struct {
 	// What a list reads of every head comes first, within one cache line:

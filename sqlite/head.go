@@ -3,6 +3,8 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -97,7 +99,7 @@ func (h *head) field(i int) string {
 
 // num returns field i as a number (0 when empty).
 func (h *head) num(i int) int {
-	n, _ := strconv.Atoi(h.field(i))
+	n, _ := atoi(h.field(i))
 	return n
 }
 
@@ -138,7 +140,7 @@ func (h *head) hasSeed(seed int64) bool {
 // holding the separator); such an issue is read field by field
 // (readOddHead).
 func newHead(h *head, id int64, packed string) bool {
-	if len(packed) > 1<<31 {
+	if len(packed) > math.MaxUint32 { // past what the offsets hold
 		return false
 	}
 	start := 0
@@ -176,23 +178,16 @@ func packHead(h *head, id int64, fields []string) bool {
 // setCodes fills the numbers, ids and codes from the packed fields. It
 // reports false for numbers it cannot read.
 func (h *head) setCodes() bool {
-	var ok [5]bool
-	var project, parent, merged int
-	project, ok[0] = atoi(h.field(hProject))
-	h.number, ok[1] = atoi(h.field(hNumber))
-	parent, ok[2] = atoi(h.field(hParent))
-	merged, ok[3] = atoi(h.field(hMerged))
-	_, ok[4] = h.seed()
-	if h.field(hSeed) == "" {
-		ok[4] = true
+	project, ok1 := atoi(h.field(hProject))
+	number, ok2 := atoi(h.field(hNumber))
+	parent, ok3 := atoi(h.field(hParent))
+	merged, ok4 := atoi(h.field(hMerged))
+	_, hasSeed := h.seed()
+	if !ok1 || !ok2 || !ok3 || !ok4 || (!hasSeed && h.field(hSeed) != "") {
+		return false
 	}
-	for _, v := range ok {
-		if !v {
-			return false
-		}
-	}
-	h.projectID, h.parentID, h.mergedID = int64(project), int64(parent), int64(merged)
-	code := func(set []string, v string) int8 { return int8(indexOf(set, v)) } // -1: not in set
+	h.projectID, h.number, h.parentID, h.mergedID = int64(project), number, int64(parent), int64(merged)
+	code := func(set []string, v string) int8 { return int8(slices.Index(set, v)) } // -1: not in set
 	status := h.status()
 	h.st, h.kd, h.pr = code(desk.Statuses, status), code(desk.Kinds, h.kind()), code(desk.Priorities, h.priority())
 	h.sz = code(sizeOrder, h.size())
@@ -210,21 +205,9 @@ func atoi(s string) (int, bool) {
 	return n, err == nil
 }
 
-func indexOf(set []string, v string) int {
-	for i, s := range set {
-		if s == v {
-			return i
-		}
-	}
-	return -1
-}
-
 // oddHeadSelect reads headExpr's fields one column each, for an issue
 // whose packed text cannot be cut apart.
-const oddHeadSelect = `SELECT project_id, number, title, kind, status, priority, area, tags,
-	location, coalesce(seed, ''), source, external_ref, size, milestone, coalesce(build, ''), plan_done, plan_total,
-	coalesce(parent_id, ''), coalesce(merged_into, ''), comment_count, attachment_count, coalesce(last_verdict, ''),
-	child_count, child_done, created_at, updated_at, coalesce(closed_at, '') FROM issues WHERE id = ?`
+const oddHeadSelect = `SELECT ` + headColumns + ` FROM issues WHERE id = ?`
 
 // readOddHead reads the head of issue id field by field.
 func readOddHead(ctx context.Context, q queryer, h *head, id int64) (bool, error) {

@@ -270,17 +270,21 @@ func (x *issueIndex) load(ctx context.Context, q queryer, projectID int64) (*pro
 	return p, nil
 }
 
-// headExpr packs the fields a list shows into one text, separated by
-// the unit separator. Migration 5 indexes it (issues_head), so a list
-// reads each issue's packed fields from the index as they were stored:
-// the driver's cost is per column, and a list reads every issue of a
-// project. Keys and the JSON fields are filled in later (see name, and
-// row.decoded). The index holds this text as written here: change it only
-// with a migration that makes the index again.
-const headExpr = `concat_ws(char(31), project_id, number, title, kind, status, priority, area, tags,
+// headColumns are the fields a list shows, in the order of the h*
+// constants (see head).
+const headColumns = `project_id, number, title, kind, status, priority, area, tags,
 	location, coalesce(seed, ''), source, external_ref, size, milestone, coalesce(build, ''), plan_done, plan_total,
 	coalesce(parent_id, ''), coalesce(merged_into, ''), comment_count, attachment_count, coalesce(last_verdict, ''),
-	child_count, child_done, created_at, updated_at, coalesce(closed_at, ''))`
+	child_count, child_done, created_at, updated_at, coalesce(closed_at, '')`
+
+// headExpr packs headColumns into one text, separated by the unit
+// separator. Migration 5 indexes it (issues_head), so a list reads each
+// issue's packed fields from the index as they were stored: the driver's
+// cost is per column, and a list reads every issue of a project. Keys and
+// the JSON fields are filled in later (see projIndex.name, and
+// head.decoded). The index holds this text as written here: change it only
+// with a migration that makes the index again.
+const headExpr = `concat_ws(char(31), ` + headColumns + `)`
 
 // headSelect reads an issue's id and its packed fields.
 const headSelect = `SELECT id, ` + headExpr + ` FROM issues `

@@ -292,10 +292,7 @@ func scanIssue(s scanner) (*row, error) {
 	}
 	r.Plan = decodePlan(plan)
 	if build.Valid {
-		var b desk.BuildRef
-		if json.Unmarshal([]byte(build.String), &b) == nil {
-			r.Build = &b
-		}
+		r.Build = decodeBuild(build.String)
 	}
 	if lastVerdict.Valid {
 		r.LastVerdict = &lastVerdict.String

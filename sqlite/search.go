@@ -216,19 +216,22 @@ func rankedSearch(ctx context.Context, tx queryer, terms []desk.SearchTerm, pref
 // text matched (kept).
 type ftsScope struct {
 	only []int64
-	kept *textMatches
+	kept *textMatchesAt
 }
+
+// issueMatches reads the row ids of the issues whose own text matches.
+const issueMatches = `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`
 
 // issues calls fn with the row id of each issue whose text matches.
 func (s ftsScope) issues(ctx context.Context, tx queryer, match string, fn func(int64)) error {
-	if s.only == nil && s.kept != nil {
+	switch {
+	case s.only != nil:
+		return eachRowID(ctx, tx, issueMatches+` AND rowid IN (SELECT value FROM json_each(?))`, []any{match, jsonIDs(s.only)}, fn)
+	case s.kept != nil:
 		return s.kept.each(ctx, tx, match, fn)
+	default:
+		return eachRowID(ctx, tx, issueMatches, []any{match}, fn)
 	}
-	if s.only == nil {
-		return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{match}, fn)
-	}
-	return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
-		[]any{match, jsonIDs(s.only)}, fn)
 }
 
 // comments calls fn with the row id of each comment whose text matches:

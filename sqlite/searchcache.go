@@ -98,7 +98,11 @@ func (db *DB) ranked(ctx context.Context, tx queryer, heads []*head, terms []des
 		}
 	}
 	start := time.Now()
-	sr, err := rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{kept: &db.textMatches})
+	kept, err := db.textMatches.at(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	sr, err := rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{kept: kept})
 	if err != nil {
 		return nil, err
 	}
@@ -177,9 +181,6 @@ func (sr *searchResult) patched(changed []int64, part *searchResult) *searchResu
 		if !part.ids[id] {
 			continue
 		}
-		if out.ids == nil {
-			out.ids = map[int64]bool{}
-		}
 		out.ids[id] = true
 		out.score[id] = part.score[id]
 		if f, ok := part.fields[id]; ok {
@@ -212,7 +213,7 @@ func (sr *searchResult) patched(changed []int64, part *searchResult) *searchResu
 // issues' index took about thirty. What was kept holds while the index is
 // the same: its structure record, which lists its segments and which every
 // write to the index replaces, and its averages record, which counts its
-// rows and tokens, are read with each query and compared.
+// rows and tokens, are read once per search and compared.
 type textMatches struct {
 	mu    sync.Mutex
 	state string             // the two records the kept matches were read with
@@ -224,33 +225,47 @@ type textMatches struct {
 // maxTextMatches bounds the queries kept.
 const maxTextMatches = 48
 
-// each calls fn with each issue whose own text matches, as the query of
-// the issues' full-text index would.
-func (m *textMatches) each(ctx context.Context, tx queryer, match string, fn func(int64)) error {
+// textMatchesAt is textMatches as one search's snapshot sees the index.
+type textMatchesAt struct {
+	m     *textMatches
+	state string
+}
+
+// at reads the index's state as tx sees it, dropping what was kept for
+// another state.
+func (m *textMatches) at(ctx context.Context, tx queryer) (*textMatchesAt, error) {
 	var state []byte
 	err := tx.QueryRowContext(ctx, `SELECT coalesce((SELECT block FROM issue_fts_data WHERE id = 1), x'') ||
 		coalesce((SELECT block FROM issue_fts_data WHERE id = 10), x'')`).Scan(&state)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.state != string(state) {
 		m.state, m.ids = string(state), map[string][]int64{}
 	}
+	return &textMatchesAt{m: m, state: m.state}, nil
+}
+
+// each calls fn with each issue whose own text matches, as the query of
+// the issues' full-text index would.
+func (a *textMatchesAt) each(ctx context.Context, tx queryer, match string, fn func(int64)) error {
+	m := a.m
+	m.mu.Lock()
 	ids, ok := m.ids[match]
+	ok = ok && m.state == a.state
 	m.mu.Unlock()
 	if ok {
 		m.reused.Add(1)
 	} else {
 		ids = []int64{}
-		err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM issue_fts WHERE issue_fts MATCH ?`, []any{match}, func(id int64) {
-			ids = append(ids, id)
-		})
+		err := eachRowID(ctx, tx, issueMatches, []any{match}, func(id int64) { ids = append(ids, id) })
 		if err != nil {
 			return err
 		}
 		m.mu.Lock()
-		if m.state == string(state) && len(m.ids) < maxTextMatches {
+		if m.state == a.state && len(m.ids) < maxTextMatches {
 			m.ids[match] = ids
 		}
 		m.mu.Unlock()

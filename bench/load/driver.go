@@ -46,9 +46,9 @@ type Config struct {
 	Quiet     float64       `json:"quiet,omitempty"`
 	QuietWait time.Duration `json:"quiet_wait_ns,omitempty"`
 	// Profile, when set, is a folder where each server and MCP process
-	// writes a CPU profile of its whole life and a heap profile as it
-	// exits, named after its role. Only a
-	// desk built with a profiler (bench/deskprof) writes them.
+	// writes a CPU profile of its whole life and, every few seconds, a
+	// heap profile, named after its role. Only a desk built with a
+	// profiler (bench/deskprof) writes them.
 	Profile string `json:"-"`
 
 	Log io.Writer `json:"-"` // progress lines; nil is silent

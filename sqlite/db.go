@@ -49,6 +49,7 @@ type DB struct {
 	index     *issueIndex
 	overviews overviewCache
 	searches  searchCache
+	lists     keptLists
 	// textMatches is kept by searches; see textMatches.
 	textMatches textMatches
 

@@ -14,3 +14,6 @@ func (db *DB) PatchedSearches() int64 { return db.searches.patches.Load() }
 // ReusedTextMatches is how many full-text queries of the issues' own text
 // db answered from what it kept.
 func (db *DB) ReusedTextMatches() int64 { return db.textMatches.reused.Load() }
+
+// PatchedLists is how many kept lists db has patched.
+func (db *DB) PatchedLists() int64 { return db.lists.patches.Load() }

@@ -60,33 +60,40 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 	}
 
 	counts := newCounts()
-	tally := newFacetTally()
-	hitBuf := rowBuffers.Get().(*[]*head)
-	defer putRows(hitBuf)
-	hits := *hitBuf
-	candidates := heads
-	if sr != nil {
-		candidates = sr.rows // the order does not matter: hits are sorted below
+	var hits []*head
+	if sr == nil && !db.oneShot {
+		kept := db.lists.list(p.id, heads, f, m)
+		kept.tally.into(&counts)
+		hits = kept.hits // shared: read only
+	} else {
+		hitBuf := rowBuffers.Get().(*[]*head)
+		defer putRows(hitBuf)
+		hits = *hitBuf
+		candidates := heads
+		if sr != nil {
+			candidates = sr.rows // the order does not matter: hits are sorted below
+		}
+		tally := newFacetTally()
+		for _, r := range candidates {
+			if !passesPlain(r, f) {
+				continue
+			}
+			ok := m.passes(r)
+			if ok == allFacets {
+				hits = append(hits, r)
+			}
+			if f.StatusCountsOnly {
+				tally.countStatus(r, ok, 1)
+			} else {
+				tally.countRow(r, ok, 1)
+			}
+		}
+		*hitBuf = hits // grown, for the next list
+		tally.into(&counts)
+		sortRows(hits, f, sr, f.Offset+f.Limit)
 	}
-	for _, r := range candidates {
-		if !passesPlain(r, f) {
-			continue
-		}
-		ok := m.passes(r)
-		if ok == allFacets {
-			hits = append(hits, r)
-		}
-		if f.StatusCountsOnly {
-			tally.countStatus(r, ok)
-		} else {
-			tally.countRow(r, ok)
-		}
-	}
-	*hitBuf = hits // grown, for the next list
-	tally.into(&counts)
 	l.Counts = counts
 	l.Total = len(hits)
-	sortRows(hits, f, sr, f.Offset+f.Limit)
 	end := min(f.Offset+f.Limit, len(hits))
 	if f.Offset < len(hits) {
 		hits = hits[f.Offset:end]
@@ -243,36 +250,14 @@ func oneOfFold(v string, set []string) bool {
 // small part of the rows, they are selected instead of sorting them all,
 // and the rest are left in no particular order.
 func sortRows(rows []*head, f *desk.IssueFilter, sr *searchResult, need int) {
-	boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
-	ranked := f.Sort == desk.SortRelevance && sr != nil && sr.mode == searchRanked
 	var areaRank func(*head) int
 	if f.Sort == desk.SortBacklog {
-		areaRank = rankAreas(rows)
+		areaRank, _ = rankAreas(rows)
 	}
+	key := sortKeyer(f, sr, areaRank)
 	keyOf := func(i int, r *head) sortKey {
-		k := sortKey{at: i, minor: -r.number}
-		switch {
-		case ranked:
-			k.score = sr.score[r.rowid]
-			if boost != "" && strings.EqualFold(r.area(), boost) {
-				k.score += 1e9
-			}
-			k.when = -r.updated
-		case f.Sort == desk.SortUpdated:
-			k.when = -r.updated
-		case f.Sort == desk.SortCreated:
-			k.when = -r.created
-		case f.Sort == desk.SortOldest:
-			k.when, k.minor = r.created, r.number
-		case f.Sort == desk.SortPriority:
-			k.major, k.when = codeRank(r.pr), -r.updated
-		case f.Sort == desk.SortNumber:
-		case f.Sort == desk.SortBacklog:
-			k.major = codeRank(r.pr)<<40 | codeRank(r.sz)<<32 | areaRank(r)
-			k.minor = r.number
-		default: // triage
-			k.major, k.when = int(r.tr)<<8|int(r.pr), -r.updated
-		}
+		k := key(r)
+		k.at = i
 		return k
 	}
 	var ks []sortKey
@@ -301,6 +286,40 @@ func sortRows(rows []*head, f *desk.IssueFilter, sr *searchResult, need int) {
 		*sorted = append(*sorted, rows[k.at])
 	}
 	copy(rows, *sorted)
+}
+
+// sortKeyer returns the function that gives a row its key in f's order;
+// areaRank ranks the areas for the backlog (see rankAreas) and is nil for
+// the other orders. The keys leave at (the row's index) zero.
+func sortKeyer(f *desk.IssueFilter, sr *searchResult, areaRank func(*head) int) func(r *head) sortKey {
+	boost := strings.ToLower(strings.TrimSpace(f.BoostArea))
+	ranked := f.Sort == desk.SortRelevance && sr != nil && sr.mode == searchRanked
+	return func(r *head) sortKey {
+		k := sortKey{minor: -r.number}
+		switch {
+		case ranked:
+			k.score = sr.score[r.rowid]
+			if boost != "" && strings.EqualFold(r.area(), boost) {
+				k.score += 1e9
+			}
+			k.when = -r.updated
+		case f.Sort == desk.SortUpdated:
+			k.when = -r.updated
+		case f.Sort == desk.SortCreated:
+			k.when = -r.created
+		case f.Sort == desk.SortOldest:
+			k.when, k.minor = r.created, r.number
+		case f.Sort == desk.SortPriority:
+			k.major, k.when = codeRank(r.pr), -r.updated
+		case f.Sort == desk.SortNumber:
+		case f.Sort == desk.SortBacklog:
+			k.major = codeRank(r.pr)<<40 | codeRank(r.sz)<<32 | areaRank(r)
+			k.minor = r.number
+		default: // triage
+			k.major, k.when = int(r.tr)<<8|int(r.pr), -r.updated
+		}
+		return k
+	}
 }
 
 // sortKey is a row's place in a sort. It holds the row's index rather
@@ -388,13 +407,15 @@ func smallest[T any](items iter.Seq[T], n int, cmp func(a, b T) int) []T {
 }
 
 // rankAreas numbers the areas of rows alphabetically (case folded), with
-// the empty area last, for the backlog order.
-func rankAreas(rows []*head) func(*head) int {
+// the empty area last, for the backlog order. It also returns the folded
+// names in that order: the ranks hold for other rows while the names are
+// the same.
+func rankAreas(rows []*head) (func(*head) int, []string) {
 	// Each area's folded name is made once per id (0: no area), not once
 	// per row.
 	var ids idCounts[string]
 	for _, r := range rows {
-		if ids.add(r.areaID) {
+		if ids.add(r.areaID, 1) {
 			ids.first(r.areaID, strings.ToLower(r.area()))
 		}
 	}
@@ -417,7 +438,7 @@ func rankAreas(rows []*head) func(*head) int {
 	for i, id := range ids.order {
 		rankByID[id] = rank[ids.values[i]]
 	}
-	return func(r *head) int { return rankByID[r.areaID] }
+	return func(r *head) int { return rankByID[r.areaID] }, names
 }
 
 // codeRank is an enum code as a sort rank: a value outside the enum (-1)

@@ -264,8 +264,8 @@ func overview(d *desk.ProjectDetail, heads []*head) (string, int64, []int, bool)
 		if r.mergedID != 0 {
 			continue
 		}
-		statuses.add(r.st, r, (*head).status)
-		if r.areaID != 0 && areaIDs.add(r.areaID) {
+		statuses.add(r.st, r, (*head).status, 1)
+		if r.areaID != 0 && areaIDs.add(r.areaID, 1) {
 			areaIDs.first(r.areaID, r.area())
 		}
 		if r.tagsRaw() != "[]" {

@@ -1,0 +1,271 @@
+package sqlite
+
+import (
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"desk"
+)
+
+// A page asks for the same few lists again and again: the owner's triage
+// and backlog after every change it hears of, each agent's list of open
+// work between its edits. Between two asks a busy desk changes a handful of
+// issues, yet each ask filtered, counted and sorted every issue of the
+// project again: most of a list's time, and more with every issue.
+//
+// A long-lived process keeps the latest answer to each of the lists asked
+// for last, before paging: the issues that pass the filter, all of them in
+// the list's order, and the facet counts. The next ask of the same list
+// finds which issues changed since by walking the project's heads beside
+// the ones the answer was made from (both are in row id order, and a head
+// is replaced, never changed, when its issue changes). It takes the old
+// versions out of the order and the counts and puts the new ones in, each
+// at its place by binary search. A search is not kept here: its order
+// depends on the words (see searchCache).
+
+// maxKeptLists is how many lists a process keeps. A kept list holds a
+// pointer per issue that passes its filter and the project's heads as
+// they were, a megabyte or two on a project of 100,000 issues; the page
+// and the agents ask a handful of lists.
+const maxKeptLists = 16
+
+// keptLists is the lists a process keeps, by project and filter. The zero
+// value is ready to use.
+type keptLists struct {
+	mu      sync.Mutex
+	lists   map[keptKey]*keptList
+	clock   uint64       // counts asks, for evicting the list asked for least recently
+	patches atomic.Int64 // lists patched, for tests
+}
+
+type keptKey struct {
+	project int64
+	filter  string // see listKey
+}
+
+// keptList is one list's answer before paging. It is never changed once
+// made: lists in flight read it without a lock.
+type keptList struct {
+	from  []*head // the project's heads it was made from, in row id order
+	hits  []*head // the heads that pass the filter, in the list's order
+	tally *facetTally
+	// rank is the backlog's ranks of the areas of hits (see rankAreas);
+	// nil in other orders.
+	rank func(*head) int
+	used uint64 // guarded by keptLists.mu
+}
+
+// list returns the answer to f (normalized, without search words) over
+// heads, the project's heads in row id order: kept, patched from the kept
+// answer, or made afresh. m is f's facet filter.
+func (k *keptLists) list(project int64, heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
+	key := keptKey{project, listKey(f)}
+	k.mu.Lock()
+	old := k.lists[key]
+	k.mu.Unlock()
+	var l *keptList
+	switch {
+	case old != nil && sameHeads(old.from, heads):
+		l = old
+	case old != nil:
+		if l = old.patched(heads, f, m); l != nil {
+			k.patches.Add(1)
+		}
+	}
+	if l == nil {
+		l = newKeptList(heads, f, m)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.lists == nil {
+		k.lists = map[keptKey]*keptList{}
+	}
+	k.clock++
+	l.used = k.clock
+	k.lists[key] = l
+	if len(k.lists) > maxKeptLists {
+		var oldest keptKey
+		least := k.clock
+		for key, l := range k.lists {
+			if l.used < least {
+				oldest, least = key, l.used
+			}
+		}
+		delete(k.lists, oldest)
+	}
+	return l
+}
+
+// sameHeads reports whether a and b are the same slice: a project's heads
+// are copied when any of them is replaced.
+func sameHeads(a, b []*head) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
+// listKey is what makes two lists the same before paging: every field of
+// the filter but the page and whether rows are summaries.
+func listKey(f *desk.IssueFilter) string {
+	var b strings.Builder
+	field := func(vals ...string) {
+		for _, v := range vals {
+			b.WriteString(v)
+			b.WriteByte(0)
+		}
+		b.WriteByte(1)
+	}
+	field(f.Status...)
+	field(f.Kind...)
+	field(f.Priority...)
+	field(f.Area...)
+	field(f.Source...)
+	field(f.Milestone...)
+	field(f.Size...)
+	field(f.IDs...)
+	field(f.Tag, f.BoostArea, f.Since, f.Sort, strconv.FormatBool(f.Merged), strconv.FormatBool(f.StatusCountsOnly))
+	if f.ExternalRef != nil {
+		field("ref", *f.ExternalRef)
+	}
+	if f.Seed != nil {
+		field("seed", strconv.FormatInt(*f.Seed, 10))
+	}
+	return b.String()
+}
+
+// newKeptList filters, counts and sorts heads afresh.
+func newKeptList(heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
+	l := &keptList{from: heads, tally: newFacetTally()}
+	for _, r := range heads {
+		if ok, plain := l.count(r, f, m, 1); plain && ok == allFacets {
+			l.hits = append(l.hits, r)
+		}
+	}
+	if f.Sort == desk.SortBacklog {
+		l.rank, _ = rankAreas(l.hits)
+	}
+	key := sortKeyer(f, nil, l.rank)
+	ks := make([]sortKey, len(l.hits))
+	for i, r := range l.hits {
+		ks[i] = key(r)
+		ks[i].at = i
+	}
+	slices.SortFunc(ks, compareSortKeys)
+	sorted := make([]*head, len(ks))
+	for i, k := range ks {
+		sorted[i] = l.hits[k.at]
+	}
+	l.hits = sorted
+	return l
+}
+
+// count adds r to the tally d times (-1 takes it out) when it passes the
+// filters that have no facet (plain), and returns the facet filters it
+// passes.
+func (l *keptList) count(r *head, f *desk.IssueFilter, m *facetFilter, d int) (ok int, plain bool) {
+	if !passesPlain(r, f) {
+		return 0, false
+	}
+	ok = m.passes(r)
+	if f.StatusCountsOnly {
+		l.tally.countStatus(r, ok, d)
+	} else {
+		l.tally.countRow(r, ok, d)
+	}
+	return ok, true
+}
+
+// patched returns l brought up to heads, or nil when making the list
+// afresh is as cheap or l cannot tell what changed.
+func (l *keptList) patched(heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
+	gone, came, ok := changedHeads(l.from, heads, len(heads)/8+16)
+	if !ok {
+		return nil
+	}
+	n := &keptList{from: heads, tally: l.tally.clone(), rank: l.rank}
+	var out, in []*head
+	for _, r := range gone {
+		if ok, plain := n.count(r, f, m, -1); plain && ok == allFacets {
+			out = append(out, r)
+		}
+	}
+	for _, r := range came {
+		if ok, plain := n.count(r, f, m, 1); plain && ok == allFacets {
+			in = append(in, r)
+		}
+	}
+	if f.Sort == desk.SortBacklog && len(in) > 0 {
+		// The backlog ranks areas by name. New rows may bring areas l's
+		// ranks do not know: ranking every row's area again orders l's
+		// rows as before, and places the new ones among them.
+		n.rank, _ = rankAreas(slices.Concat(in, l.hits))
+	}
+	key := sortKeyer(f, nil, n.rank)
+	// Where each row leaves and where each joins, as indexes into l.hits.
+	at := func(k sortKey) int {
+		return sort.Search(len(l.hits), func(i int) bool { return compareSortKeys(key(l.hits[i]), k) >= 0 })
+	}
+	drop := make([]int, 0, len(out))
+	for _, r := range out {
+		i := at(key(r))
+		if i == len(l.hits) || l.hits[i] != r {
+			return nil // not where its key says: make the list afresh
+		}
+		drop = append(drop, i)
+	}
+	slices.Sort(drop)
+	keys := make([]sortKey, len(in))
+	for i, r := range in {
+		keys[i] = key(r)
+		keys[i].at = i
+	}
+	slices.SortFunc(keys, compareSortKeys)
+	n.hits = make([]*head, 0, len(l.hits)-len(drop)+len(in))
+	next := 0 // the first row of l.hits not yet copied
+	copyTo := func(end int) {
+		for len(drop) > 0 && drop[0] < end {
+			n.hits = append(n.hits, l.hits[next:drop[0]]...)
+			next, drop = drop[0]+1, drop[1:]
+		}
+		n.hits = append(n.hits, l.hits[next:end]...)
+		next = end
+	}
+	for _, k := range keys {
+		copyTo(max(next, at(k)))
+		n.hits = append(n.hits, in[k.at])
+	}
+	copyTo(len(l.hits))
+	return n
+}
+
+// changedHeads walks two versions of a project's heads, both in row id
+// order, and returns the heads of the old version that the new one
+// replaced or dropped and the heads of the new one that replaced them or
+// are new. It gives up (ok false) past limit changes. Were either version
+// out of order, a head of both could be named on both sides, which taking
+// it out and putting it back undoes; no change goes unnamed.
+func changedHeads(old, cur []*head, limit int) (gone, came []*head, ok bool) {
+	var i, j int
+	for i < len(old) || j < len(cur) {
+		switch {
+		case j == len(cur) || i < len(old) && old[i].rowid < cur[j].rowid:
+			gone = append(gone, old[i])
+			i++
+		case i == len(old) || cur[j].rowid < old[i].rowid:
+			came = append(came, cur[j])
+			j++
+		default:
+			if old[i] != cur[j] {
+				gone, came = append(gone, old[i]), append(came, cur[j])
+			}
+			i++
+			j++
+		}
+		if len(gone)+len(came) > limit {
+			return nil, nil, false
+		}
+	}
+	return gone, came, true
+}

@@ -31,11 +31,12 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 	// A commit becomes visible a moment after its last write to the log
 	// file: the file system reports the write, but the wal-index that
 	// makes it visible is shared memory, whose writes it does not report.
-	// A read that a report woke and that found nothing is tried again
-	// shortly, a few times; and while writes come, the feed is also read
-	// every few milliseconds, so that none waits for the idle poll.
-	settle := 0
-	var active time.Time
+	// So after a report, and after a read that found something (a commit
+	// whose report was taken with an earlier one's may not have been
+	// visible yet), the feed is read again shortly, a few times, at 1, 2,
+	// 4, 8 and 16 ms. Reading it every few milliseconds for as long as
+	// writes come instead cost a busy server more than all its requests.
+	settle := settleSteps
 	for {
 		committed := db.Committed()
 		found := false
@@ -57,20 +58,13 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 				break
 			}
 		}
-		now := time.Now()
 		if found || w.reported {
-			active = now
+			settle = 0
 		}
 		next := w.poll
-		switch {
-		case found:
-			settle = 0
-			next = busyPoll
-		case w.reported && settle < 4:
+		if settle < settleSteps {
 			next = time.Millisecond << settle
 			settle++
-		case now.Sub(active) < busyFor:
-			next = busyPoll
 		}
 		timer.Reset(next)
 		if err := w.wait(ctx, committed, timer); err != nil {
@@ -79,12 +73,9 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 	}
 }
 
-// While writes come (and for busyFor after the last), the feed is read at
-// least every busyPoll.
-const (
-	busyPoll = 5 * time.Millisecond
-	busyFor  = 2 * time.Second
-)
+// settleSteps is how many times the feed is read again after a report or
+// a find, each wait twice the last from 1 ms: 31 ms in all.
+const settleSteps = 5
 
 // feedWaker waits for a reason to read the feed again.
 type feedWaker struct {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -95,23 +96,104 @@ func decodeLocation(raw string) desk.Location {
 	return l
 }
 
-// plainLocation reads {"command":"…","commands":[{"command":"…","label":"…"},…]}
-// with either key left out, each once, and plain strings (see plainString).
+// plainLocation reads a location object without spaces whose keys are
+// among locationKeys, each once, with plain strings (see plainString) and
+// numbers (see plainNumber); anything else (extra, null, a key spelled in
+// another case) is left to encoding/json.
 func plainLocation(raw string) (desk.Location, bool) {
 	var l desk.Location
 	rest, ok := plainFields(raw, locationKeys, func(i int, s string) (string, bool) {
 		var ok bool
-		if i == 0 {
+		switch locationKeys[i] {
+		case "command":
 			l.Command, s, ok = plainString(s)
-		} else {
+		case "commands":
 			l.Commands, s, ok = plainCommands(s)
+		case "seed":
+			l.Seed, s, ok = plainInt(s)
+		case "x":
+			l.X, s, ok = plainFloat(s)
+		case "y":
+			l.Y, s, ok = plainFloat(s)
+		case "z":
+			l.Z, s, ok = plainFloat(s)
+		case "yaw":
+			l.Yaw, s, ok = plainFloat(s)
+		case "pitch":
+			l.Pitch, s, ok = plainFloat(s)
+		case "place":
+			l.Place, s, ok = plainString(s)
+		case "time":
+			l.Time, s, ok = plainString(s)
+		case "weather":
+			l.Weather, s, ok = plainString(s)
+		case "action":
+			l.Action, s, ok = plainString(s)
 		}
 		return s, ok
 	})
 	return l, ok && rest == ""
 }
 
-var locationKeys = []string{"command", "commands"}
+var locationKeys = []string{"command", "commands", "seed", "x", "y", "z", "yaw", "pitch", "place", "time", "weather", "action"}
+
+// plainInt reads an integer as encoding/json reads one into an int64.
+func plainInt(s string) (*int64, string, bool) {
+	n, rest, ok := plainNumber(s)
+	if !ok {
+		return nil, s, false
+	}
+	v, err := strconv.ParseInt(n, 10, 64)
+	return &v, rest, err == nil
+}
+
+// plainFloat reads a number as encoding/json reads one into a float64.
+func plainFloat(s string) (*float64, string, bool) {
+	n, rest, ok := plainNumber(s)
+	if !ok {
+		return nil, s, false
+	}
+	v, err := strconv.ParseFloat(n, 64)
+	return &v, rest, err == nil
+}
+
+// plainNumber reads a JSON number from the start of s, as its text, and
+// returns what follows it.
+func plainNumber(s string) (string, string, bool) {
+	i := 0
+	digits := func() int {
+		n := 0
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i, n = i+1, n+1
+		}
+		return n
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return "", s, false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return "", s, false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return "", s, false
+		}
+	}
+	return s[:i], s[i:], true
+}
 
 // plainCommands reads [{"command":"…","label":"…"},…] from the start of s,
 // returning what follows it.

@@ -44,8 +44,13 @@ func TestDecodeLocationAsEncodingJSON(t *testing.T) {
 		`{"Command":"a"}`, `{"command":"a\"b"}`, `{"command":"a", "seed":3}`, `{"seed":3}`, `{"place":"Harbor"}`,
 		`{"commands":[{"command":"a","command":"b"}]}`, `{"commands":[{"command":"a"},]}`, `{"commands":[{}]}`,
 		`{"command":"a"`, `{"command":1}`, `{"command":null}`, `[]`, `{"commands":null}`, "{\"command\":\"\xff\"}",
-		`{"command":"é"}`, `{ "command":"a"}`, `{"extra":{"k":1}}`, `{"commands":[{"command":"a","label":"b","x":1}]}`}
+		`{"command":"é"}`, `{ "command":"a"}`, `{"extra":{"k":1}}`, `{"commands":[{"command":"a","label":"b","x":1}]}`,
+		`{"seed":03}`, `{"seed":-0}`, `{"seed":1e3}`, `{"seed":9223372036854775808}`, `{"seed":-9223372036854775808}`,
+		`{"seed":null}`, `{"seed":"3"}`, `{"seed":-}`, `{"x":1.5e-3}`, `{"x":-0.0}`, `{"x":1e999}`, `{"x":.5}`, `{"x":1.}`,
+		`{"x":1e}`, `{"x":1E+2,"y":-3,"z":0.25,"yaw":-12.25,"pitch":3}`, `{"command":"a","seed":3.5}`, `{"time":"dusk","weather":"rain","action":"jump"}`,
+		`{"x":1,"x":2}`, `{"x":01}`, `{"x":-}`, `{"x":2,}`}
 	r := rand.New(rand.NewPCG(5, 6))
+	num := func() float64 { return []float64{0, -1, 1.5, -12.25, 1e21, 3.14159, 1e-7}[r.IntN(7)] }
 	words := []string{"", "/goto 1 2 3", "harbor", `say "hi"`, "é", "\t", `\`, "<b>", "\u2028"}
 	for range 2000 {
 		var l desk.Location
@@ -58,9 +63,29 @@ func TestDecodeLocationAsEncodingJSON(t *testing.T) {
 		if r.IntN(5) == 0 {
 			l.Place = words[r.IntN(len(words))]
 		}
+		if r.IntN(3) == 0 {
+			seed := int64(r.IntN(2_000_000) - 1_000_000)
+			l.Seed = &seed
+		}
+		if r.IntN(3) == 0 {
+			x, y, z := num(), num(), num()
+			l.X, l.Y, l.Z = &x, &y, &z
+		}
+		if r.IntN(4) == 0 {
+			yaw, pitch := num(), num()
+			l.Yaw, l.Pitch = &yaw, &pitch
+		}
+		if r.IntN(4) == 0 {
+			l.Time, l.Weather, l.Action = words[r.IntN(len(words))], words[r.IntN(len(words))], words[r.IntN(len(words))]
+		}
 		cases = append(cases, variants(r, l)...)
 	}
 	readsAsEncodingJSON(t, cases, decodeLocation)
+	// The locations agents file take the hand-read path, not the fallback.
+	typical := `{"command":"/goto -1960 167 -51","commands":[{"command":"/goto -1960 167 -51","label":"old mill"}],"seed":424242,"x":-1960,"y":167.5,"z":-51,"place":"old mill","time":"midnight"}`
+	if _, ok := plainLocation(typical); !ok {
+		t.Fatalf("%s is not read by hand", typical)
+	}
 }
 
 // variants returns v as JSON, and the same bytes cut short and with one

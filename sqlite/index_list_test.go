@@ -2,7 +2,6 @@ package sqlite_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -48,21 +47,8 @@ func TestHeldListsFollowEveryKindOfChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer fresh.Close()
-		for _, f := range []desk.IssueFilter{{Limit: desk.MaxListLimit}, {Sort: desk.SortBacklog, Limit: 5}, {Merged: true}} {
-			a, err := held.Issues(ctx, "mygame", f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			b, err := fresh.Issues(ctx, "mygame", f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ja, _ := json.Marshal(a)
-			jb, _ := json.Marshal(b)
-			if string(ja) != string(jb) {
-				t.Fatalf("after %s, sort %q: the held list differs from a fresh one:\n%s\n%s", step, f.Sort, ja, jb)
-			}
-		}
+		sameLists(t, held, fresh, []desk.IssueFilter{{Limit: desk.MaxListLimit}, {Sort: desk.SortBacklog, Limit: 5}, {Merged: true}},
+			"the held list against a fresh one after "+step)
 	}
 	compare("creating")
 	p1 := "p1"

@@ -132,21 +132,7 @@ func TestKeptListsFollowChanges(t *testing.T) {
 			}
 			done = append(done, what)
 		}
-		for i, f := range lists {
-			kept, err := db.Issues(ctx, "mygame", f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			made, err := fresh.Issues(ctx, "mygame", f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, _ := kept.MarshalJSON()
-			b, _ := made.MarshalJSON()
-			if string(a) != string(b) {
-				t.Fatalf("step %d, list %d %+v, after %v:\nkept %s\nmade %s", step, i, f, done[max(0, len(done)-5):], a, b)
-			}
-		}
+		sameLists(t, db, fresh, lists, fmt.Sprintf("step %d, after %v", step, done[max(0, len(done)-5):]))
 	}
 	if db.PatchedLists() == 0 {
 		t.Fatal("no kept list was patched: the test exercised nothing")

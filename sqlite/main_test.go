@@ -42,6 +42,28 @@ func MustIssue(tb testing.TB, db *sqlite.DB, f desk.IssueFields, author string) 
 
 func ptr[T any](v T) *T { return &v }
 
+// sameLists fails the test unless store a answers every list of project
+// mygame in filters with the same bytes as store b; when names the moment.
+func sameLists(tb testing.TB, a, b *sqlite.DB, filters []desk.IssueFilter, when string) {
+	tb.Helper()
+	ctx := context.Background()
+	for i, f := range filters {
+		la, err := a.Issues(ctx, "mygame", f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lb, err := b.Issues(ctx, "mygame", f)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ja, _ := la.MarshalJSON()
+		jb, _ := lb.MarshalJSON()
+		if string(ja) != string(jb) {
+			tb.Fatalf("%s, list %d %+v: the answers differ:\n%s\n%s", when, i, f, ja, jb)
+		}
+	}
+}
+
 // fixedClock returns a clock that starts at t and moves one millisecond
 // per call, so that every write gets its own time.
 func fixedClock(t time.Time) func() time.Time {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"desk"
@@ -138,4 +139,83 @@ func TestKeptListsFollowChanges(t *testing.T) {
 		t.Fatal("no kept list was patched: the test exercised nothing")
 	}
 	t.Logf("%d lists patched", db.PatchedLists())
+}
+
+// Lists asked at once, while another process writes, each answer as a
+// whole: the statuses the filter lets through count as many issues as the
+// list has. Once the writes stop, the kept answers are a fresh store's.
+func TestKeptListsUnderConcurrentAsks(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	statuses := []string{"reported", "open", "in_progress", "failed", "closed", "parked"}
+	var ids []string
+	for i := range 40 {
+		ids = append(ids, MustIssue(t, db, desk.IssueFields{Title: ptr(fmt.Sprintf("issue %d", i)), Status: ptr(statuses[i%len(statuses)]),
+			Priority: ptr(desk.Priorities[i%len(desk.Priorities)])}, "owner").ID)
+	}
+	other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	open := []string{"open", "in_progress"}
+	lists := []desk.IssueFilter{{Status: open, Limit: 10}, {Status: open, Sort: "backlog", Limit: 5000}, {Status: open, Sort: "updated", Limit: 3, Offset: 2}}
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				f := lists[g%len(lists)]
+				l, err := db.Issues(ctx, "mygame", f)
+				if err != nil {
+					errs <- err
+					return
+				}
+				counted := 0
+				for _, s := range open {
+					counted += l.Counts.Status[s]
+				}
+				if want := min(f.Limit, max(0, l.Total-f.Offset)); counted != l.Total || len(l.Issues) != want {
+					errs <- fmt.Errorf("%+v: total %d, open statuses counted %d, page %d (want %d)", f, l.Total, counted, len(l.Issues), want)
+					return
+				}
+			}
+		}()
+	}
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 150 {
+		id := ids[r.IntN(len(ids))]
+		if r.IntN(2) == 0 {
+			_, err = other.SetStatus(ctx, id, statuses[r.IntN(len(statuses))], "owner")
+		} else {
+			_, _, err = other.AddComment(ctx, id, desk.CommentInput{Author: "agent", Text: "looked"})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	fresh, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	sameLists(t, db, fresh, lists, "after the writes")
+	if db.PatchedLists() == 0 {
+		t.Fatal("no kept list was patched")
+	}
 }

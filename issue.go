@@ -277,6 +277,9 @@ type IssueList struct {
 	// adds: a store may keep what it wrote for an issue that has not
 	// changed since, whatever search shows it.
 	Encoded [][]byte `json:"-"`
+	// EncodedCounts holds, where set, Counts as AppendJSON writes them: a
+	// store may keep them for a list asked for again.
+	EncodedCounts []byte `json:"-"`
 }
 
 // SearchInfo says how a search text matched: "ranked" (full-text, best first)
@@ -291,9 +294,9 @@ func (l *IssueList) MarshalJSON() ([]byte, error) {
 	return l.AppendJSON(nil)
 }
 
-// sizeHint is about how many bytes the list's JSON takes.
-func (l *IssueList) sizeHint() int {
-	size := 1024 // the head and the counts
+// SizeHint is about how many bytes the list's JSON takes.
+func (l *IssueList) SizeHint() int {
+	size := 1024 + len(l.EncodedCounts) // the head and the counts
 	for i := range l.Issues {
 		if i < len(l.Encoded) && l.Encoded[i] != nil {
 			size += len(l.Encoded[i]) + 1
@@ -310,7 +313,7 @@ func (l *IssueList) sizeHint() int {
 // AppendJSON appends the list's JSON (what MarshalJSON gives) to b, growing
 // it at most once.
 func (l *IssueList) AppendJSON(b []byte) ([]byte, error) {
-	b = slices.Grow(b, l.sizeHint())
+	b = slices.Grow(b, l.SizeHint())
 	b = append(b, `{"project":`...)
 	b = appendString(b, l.Project)
 	b = appendIntField(b, "total", l.Total)
@@ -328,7 +331,11 @@ func (l *IssueList) AppendJSON(b []byte) ([]byte, error) {
 		b = is.AppendJSON(b, l.Summary)
 	}
 	b = append(b, `],"counts":`...)
-	b = l.Counts.AppendJSON(b)
+	if l.EncodedCounts != nil {
+		b = append(b, l.EncodedCounts...)
+	} else {
+		b = l.Counts.AppendJSON(b)
+	}
 	if l.Search != nil {
 		b = append(b, `,"search":{"mode":`...)
 		b = appendString(b, l.Search.Mode)

@@ -50,6 +50,7 @@ type DB struct {
 	overviews overviewCache
 	searches  searchCache
 	lists     keptLists
+	rowsByID  keptRowsByID // for searches
 	// textMatches is kept by searches; see textMatches.
 	textMatches textMatches
 

@@ -57,6 +57,24 @@ type keptList struct {
 	// nil in other orders.
 	rank func(*head) int
 	used uint64 // guarded by keptLists.mu
+
+	// The counts as a list returns them, and their JSON, made once from
+	// tally when first asked for: the page's triage and its summary, its
+	// backlog and its summary, are the same list.
+	countsOnce sync.Once
+	counts     desk.Counts
+	countsJSON []byte
+}
+
+// countsOf returns the list's facet counts and their JSON, shared by
+// every answer made from l: nothing may change them.
+func (l *keptList) countsOf() (desk.Counts, []byte) {
+	l.countsOnce.Do(func() {
+		l.counts = newCounts()
+		l.tally.into(&l.counts)
+		l.countsJSON = l.counts.AppendJSON(nil)
+	})
+	return l.counts, l.countsJSON
 }
 
 // list returns the answer to f (normalized, without search words) over
@@ -250,6 +268,13 @@ func changedHeads(old, cur []*head, limit int) (gone, came []*head, ok bool) {
 	var i, j int
 	for i < len(old) || j < len(cur) {
 		switch {
+		case i < len(old) && j < len(cur) && old[i] == cur[j]:
+			// Most heads are the same: compared as pointers, they cost
+			// no visit to the head (the walk over a large project is
+			// otherwise a cache miss per head).
+			i++
+			j++
+			continue
 		case j == len(cur) || i < len(old) && old[i].rowid < cur[j].rowid:
 			gone = append(gone, old[i])
 			i++
@@ -257,9 +282,7 @@ func changedHeads(old, cur []*head, limit int) (gone, came []*head, ok bool) {
 			came = append(came, cur[j])
 			j++
 		default:
-			if old[i] != cur[j] {
-				gone, came = append(gone, old[i]), append(came, cur[j])
-			}
+			gone, came = append(gone, old[i]), append(came, cur[j])
 			i++
 			j++
 		}

@@ -59,12 +59,12 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 		l.Search = &desk.SearchInfo{Mode: sr.mode}
 	}
 
-	counts := newCounts()
+	var counts desk.Counts
 	var hits []*head
 	if sr == nil && !db.oneShot {
 		kept := db.lists.list(p.id, heads, f, m)
-		kept.tally.into(&counts)
-		hits = kept.hits // shared: read only
+		counts, l.EncodedCounts = kept.countsOf() // shared: read only
+		hits = kept.hits                          // shared: read only
 	} else {
 		hitBuf := rowBuffers.Get().(*[]*head)
 		defer putRows(hitBuf)
@@ -74,6 +74,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 			candidates = sr.rows // the order does not matter: hits are sorted below
 		}
 		tally := newFacetTally()
+		counts = newCounts()
 		for _, r := range candidates {
 			if !passesPlain(r, f) {
 				continue

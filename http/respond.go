@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 
 	"desk"
 )
@@ -69,12 +68,12 @@ func writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) error 
 		// A list or a detail is written into a buffer kept for the next
 		// one: a fresh buffer of hundreds of kB per request was zeroed,
 		// and set the collector going, for every triage the page loads.
-		bp := bodyBuffers.Get().(*[]byte)
-		defer func() {
-			if cap(*bp) <= maxKeptBody {
-				bodyBuffers.Put(bp)
-			}
-		}()
+		hint := 0
+		if h, ok := v.(interface{ SizeHint() int }); ok {
+			hint = h.SizeHint()
+		}
+		bp := takeBody(hint)
+		defer keepBody(bp)
 		body, err := a.AppendJSON((*bp)[:0])
 		if err != nil {
 			return err
@@ -107,11 +106,50 @@ type jsonAppender interface {
 	AppendJSON(b []byte) ([]byte, error)
 }
 
-// bodyBuffers keeps the buffers answers are written into; maxKeptBody bounds
-// the one kept, so that one 5,000-issue backlog does not pin its size.
-var bodyBuffers = sync.Pool{New: func() any { return new([]byte) }}
+// bodyBuffers keeps buffers answers are written into, two of each size:
+// for an agent's list of 50 and for the owner's backlog of thousands.
+// Channels, not a sync.Pool: a pool hands a buffer put back on one
+// processor to the next request on that processor only, and a backlog of
+// the large desk (5 MB) got a buffer sized for a short list about as
+// often as not, and made one anew. maxKeptBody bounds what is kept, so
+// that no larger answer pins its size.
+var bodyBuffers = [2]chan *[]byte{make(chan *[]byte, 2), make(chan *[]byte, 2)}
 
-const maxKeptBody = 4 << 20
+const (
+	smallBody   = 256 << 10 // the largest a buffer of the first kind holds
+	maxKeptBody = 8 << 20
+)
+
+// takeBody returns a kept buffer for an answer of about hint bytes (0: not
+// known), or a new one.
+func takeBody(hint int) *[]byte {
+	kind := 0
+	if hint > smallBody {
+		kind = 1
+	}
+	select {
+	case b := <-bodyBuffers[kind]:
+		return b
+	default:
+		return new([]byte)
+	}
+}
+
+// keepBody keeps b for a later answer of its size, unless it is too large
+// or two of its kind are kept already.
+func keepBody(b *[]byte) {
+	kind := 0
+	switch c := cap(*b); {
+	case c > maxKeptBody:
+		return
+	case c > smallBody:
+		kind = 1
+	}
+	select {
+	case bodyBuffers[kind] <- b:
+	default:
+	}
+}
 
 func writeBytes(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) error {
 	h := w.Header()

@@ -101,17 +101,30 @@ func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
 	case last == x.seq:
 		return true, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT issue_id FROM changes WHERE seq > ? AND seq <= ? AND issue_id IS NOT NULL`, x.seq, last)
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT issue_id, project FROM changes WHERE seq > ? AND seq <= ? AND issue_id IS NOT NULL`, x.seq, last)
 	if err != nil {
 		return false, err
+	}
+	// Only the issues of projects the index holds are read again: those it
+	// holds already (one may have moved out) and those a change names one
+	// of its projects for (new, or moved in). An agent's server holds the
+	// project it lists, while the others write elsewhere too.
+	held := make(map[string]bool, len(x.projects))
+	for _, p := range x.projects {
+		held[p.names.slug] = true
 	}
 	var ids []int64
 	seen := map[int64]bool{}
 	for rows.Next() {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
+		var project string
+		if err := rows.Scan(&id, &project); err != nil {
 			rows.Close()
 			return false, err
+		}
+		_, holds := x.owner[id]
+		if seen[id] || !holds && project != "" && !held[project] {
+			continue
 		}
 		seen[id] = true
 		ids = append(ids, id)

@@ -98,3 +98,52 @@ func TestHeldListsFollowEveryKindOfChange(t *testing.T) {
 		compare(s.name)
 	}
 }
+
+// An index that holds one project reads again only that project's
+// changed issues, yet follows an issue created in it, and lists the other
+// project rightly once it holds that one too.
+func TestIndexFollowsTheProjectsItHolds(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	if _, err := db.CreateProject(ctx, desk.NewProject{Slug: "tools", Name: "Tools", Prefix: "TL"}, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	MustIssue(t, db, desk.IssueFields{Title: ptr("in mygame")}, "owner")
+	other, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := db.Issues(ctx, "mygame", desk.IssueFilter{}); err != nil { // holds mygame only
+		t.Fatal(err)
+	}
+	tl, err := other.CreateIssue(ctx, "tools", desk.IssueFields{Title: ptr("in tools")}, desk.CreateOptions{Author: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := other.AddComment(ctx, tl.ID, desk.CommentInput{Author: "agent", Text: "elsewhere"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.CreateIssue(ctx, "mygame", desk.IssueFields{Title: ptr("new in mygame")}, desk.CreateOptions{Author: "agent"}); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := sqlite.Open(ctx, db.Dir(), sqlite.Options{OneShot: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fresh.Close()
+	sameLists(t, db, fresh, []desk.IssueFilter{{}, {Sort: desk.SortUpdated}}, "after writes in both projects")
+	for _, store := range []*sqlite.DB{db, fresh} {
+		l, err := store.Issues(ctx, "tools", desk.IssueFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Total != 1 || l.Issues[0].CommentCount != 1 {
+			t.Fatalf("tools lists %d issues, %+v", l.Total, l.Issues)
+		}
+	}
+	if l, _ := db.Issues(ctx, "mygame", desk.IssueFilter{}); l.Total != 2 {
+		t.Fatalf("mygame lists %d issues, want 2", l.Total)
+	}
+}

@@ -120,11 +120,12 @@ const (
 	maxKeptBody = 8 << 20
 )
 
-// takeBody returns a kept buffer for an answer of about hint bytes (0: not
-// known), or a new one.
+// takeBody returns a kept buffer for an answer of about hint bytes, or a
+// new one. An answer of unknown size (0: an issue's detail, hundreds of kB
+// for a busy one) takes a long answer's buffer.
 func takeBody(hint int) *[]byte {
 	kind := 0
-	if hint > smallBody {
+	if hint == 0 || hint > smallBody {
 		kind = 1
 	}
 	select {

@@ -27,11 +27,15 @@ import (
 // at its place by binary search. A search is not kept here: its order
 // depends on the words (see searchCache).
 
-// maxKeptLists is how many lists a process keeps. A kept list holds a
-// pointer per issue that passes its filter and the project's heads as
-// they were, a megabyte or two on a project of 100,000 issues; the page
-// and the agents ask a handful of lists.
-const maxKeptLists = 16
+// A process keeps at most maxKeptLists lists, holding at most
+// maxKeptHeads pointers to heads between them (8 MB): a kept list holds a
+// pointer per issue that passes its filter, and the project's heads as
+// they were when it was made. The page and the agents ask a handful of
+// lists; the large desk's triage and backlog hold about 250,000.
+const (
+	maxKeptLists = 16
+	maxKeptHeads = 1 << 20
+)
 
 // keptLists is the lists a process keeps, by project and filter. The zero
 // value is ready to use.
@@ -105,17 +109,39 @@ func (k *keptLists) list(project int64, heads []*head, f *desk.IssueFilter, m *f
 	k.clock++
 	l.used = k.clock
 	k.lists[key] = l
-	if len(k.lists) > maxKeptLists {
+	k.evict(key)
+	return l
+}
+
+// evict drops the lists asked for least recently, but the one under keep,
+// while the lists kept are too many or hold too many heads (counting the
+// project's heads once for every list made from the same version of
+// them). k.mu is held.
+func (k *keptLists) evict(keep keptKey) {
+	for len(k.lists) > 1 && (len(k.lists) > maxKeptLists || k.heads() > maxKeptHeads) {
 		var oldest keptKey
-		least := k.clock
+		least := k.clock + 1
 		for key, l := range k.lists {
-			if l.used < least {
+			if key != keep && l.used < least {
 				oldest, least = key, l.used
 			}
 		}
 		delete(k.lists, oldest)
 	}
-	return l
+}
+
+// heads counts the pointers to heads the kept lists hold. k.mu is held.
+func (k *keptLists) heads() int {
+	n := 0
+	versions := map[**head]bool{} // by the address of the slice's array
+	for _, l := range k.lists {
+		n += len(l.hits)
+		if len(l.from) > 0 && !versions[&l.from[0]] {
+			versions[&l.from[0]] = true
+			n += len(l.from)
+		}
+	}
+	return n
 }
 
 // sameHeads reports whether a and b are the same slice: a project's heads

@@ -144,6 +144,14 @@ func (k *keptLists) heads() int {
 	return n
 }
 
+// keepable reports whether f's answer is worth keeping: not a list of
+// some issues by id (the page refreshing the rows a change named) or of
+// those changed since a moment, which are asked once each and would push
+// the lists asked again and again out of the kept ones.
+func keepable(f *desk.IssueFilter) bool {
+	return len(f.IDs) == 0 && f.Since == ""
+}
+
 // sameHeads reports whether a and b are the same slice: a project's heads
 // are copied when any of them is replaced.
 func sameHeads(a, b []*head) bool {

@@ -219,3 +219,39 @@ func TestKeptListsUnderConcurrentAsks(t *testing.T) {
 		t.Fatal("no kept list was patched")
 	}
 }
+
+// The page refreshing the rows a change named (a list by ids, one for
+// every change) leaves the kept lists alone: the triage asked after it is
+// patched, not made afresh.
+func TestListsByIDAreNotKept(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	var ids []string
+	for i := range 200 {
+		ids = append(ids, MustIssue(t, db, desk.IssueFields{Title: ptr(fmt.Sprintf("issue %d", i)), Status: ptr("open")}, "owner").ID)
+	}
+	triage := desk.IssueFilter{Status: []string{"open"}, Limit: 10}
+	if _, err := db.Issues(ctx, "mygame", triage); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids[:20] { // more lists by id than lists are kept
+		if _, _, err := db.AddComment(ctx, id, desk.CommentInput{Author: "agent", Text: "looked"}); err != nil {
+			t.Fatal(err)
+		}
+		l, err := db.Issues(ctx, "mygame", desk.IssueFilter{IDs: []string{id}, Summary: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Total != 1 || l.Issues[0].ID != id || l.Issues[0].CommentCount != 1 {
+			t.Fatalf("the rows of %s: %+v", id, l.Issues)
+		}
+	}
+	before := db.PatchedLists()
+	if _, err := db.Issues(ctx, "mygame", triage); err != nil {
+		t.Fatal(err)
+	}
+	if db.PatchedLists() != before+1 {
+		t.Fatal("the triage was made afresh: the lists by id pushed it out")
+	}
+}

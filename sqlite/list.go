@@ -61,7 +61,7 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 
 	var counts desk.Counts
 	var hits []*head
-	if sr == nil && !db.oneShot {
+	if sr == nil && !db.oneShot && keepable(f) {
 		kept := db.lists.list(p.id, heads, f, m)
 		counts, l.EncodedCounts = kept.countsOf() // shared: read only
 		hits = kept.hits                          // shared: read only

@@ -132,6 +132,23 @@ func (t *facetTally) countRow(r *head, ok, d int) {
 	}
 }
 
+// tallyRow counts r d times (-1 takes it out) when it passes the filters
+// of f that have no facet, in every facet it belongs to (only the status
+// when f asks for status counts alone), and reports whether it passes
+// every filter: whether the list holds it. m is f's facet filter.
+func (t *facetTally) tallyRow(r *head, f *desk.IssueFilter, m *facetFilter, d int) bool {
+	if !passesPlain(r, f) {
+		return false
+	}
+	ok := m.passes(r)
+	if f.StatusCountsOnly {
+		t.countStatus(r, ok, d)
+	} else {
+		t.countRow(r, ok, d)
+	}
+	return ok == allFacets
+}
+
 // countStatus is countRow for the status facet alone.
 func (t *facetTally) countStatus(r *head, ok, d int) {
 	if need := allFacets &^ (1 << fStatus); ok&need == need {
@@ -193,20 +210,21 @@ func asIs(v string) string { return v }
 // them: which rows were counted first does not matter, so a tally that
 // rows leave and join names its values as one counted afresh would.
 func foldSpellings(c *idCounts[string], dst map[string]int) {
+	folded := make([]string, len(c.order))
 	name := map[string]string{}
 	for i, id := range c.order {
 		if c.n[id] == 0 {
 			continue
 		}
 		v := c.values[i]
-		k := strings.ToLower(v)
-		if f, ok := name[k]; !ok || v < f {
-			name[k] = v
+		folded[i] = strings.ToLower(v)
+		if f, ok := name[folded[i]]; !ok || v < f {
+			name[folded[i]] = v
 		}
 	}
 	for i, id := range c.order {
 		if n := c.n[id]; n != 0 {
-			dst[name[strings.ToLower(c.values[i])]] += n
+			dst[name[folded[i]]] += n
 		}
 	}
 }

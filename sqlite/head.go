@@ -289,7 +289,7 @@ func (h *head) hasTag(tag string) bool {
 	if !strings.Contains(strings.ToLower(raw), strings.ToLower(tag)) {
 		return false
 	}
-	for _, t := range decodeTags(raw) {
+	for _, t := range h.tags() {
 		if strings.EqualFold(t, tag) {
 			return true
 		}

@@ -86,8 +86,8 @@ func (x *issueIndex) snapshot(ctx context.Context, q queryer, projectID int64) (
 // snapshot shows. It reports whether the index now matches the snapshot
 // exactly (false when another reader already applied newer rows).
 func (x *issueIndex) sync(ctx context.Context, q queryer) (bool, error) {
-	var last int64
-	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&last); err != nil {
+	last, err := feedSeq(ctx, q)
+	if err != nil {
 		return false, err
 	}
 	switch {

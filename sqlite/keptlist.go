@@ -119,14 +119,7 @@ func (k *keptLists) list(project int64, heads []*head, f *desk.IssueFilter, m *f
 // them). k.mu is held.
 func (k *keptLists) evict(keep keptKey) {
 	for len(k.lists) > 1 && (len(k.lists) > maxKeptLists || k.heads() > maxKeptHeads) {
-		var oldest keptKey
-		least := k.clock + 1
-		for key, l := range k.lists {
-			if key != keep && l.used < least {
-				oldest, least = key, l.used
-			}
-		}
-		delete(k.lists, oldest)
+		delete(k.lists, leastRecent(k.lists, func(l *keptList) uint64 { return l.used }, keep))
 	}
 }
 
@@ -150,12 +143,6 @@ func (k *keptLists) heads() int {
 // the lists asked again and again out of the kept ones.
 func keepable(f *desk.IssueFilter) bool {
 	return len(f.IDs) == 0 && f.Since == ""
-}
-
-// sameHeads reports whether a and b are the same slice: a project's heads
-// are copied when any of them is replaced.
-func sameHeads(a, b []*head) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // listKey is what makes two lists the same before paging: every field of
@@ -191,42 +178,15 @@ func listKey(f *desk.IssueFilter) string {
 func newKeptList(heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
 	l := &keptList{from: heads, tally: newFacetTally()}
 	for _, r := range heads {
-		if ok, plain := l.count(r, f, m, 1); plain && ok == allFacets {
+		if l.tally.tallyRow(r, f, m, 1) {
 			l.hits = append(l.hits, r)
 		}
 	}
 	if f.Sort == desk.SortBacklog {
-		l.rank, _ = rankAreas(l.hits)
+		l.rank = rankAreas(l.hits)
 	}
-	key := sortKeyer(f, nil, l.rank)
-	ks := make([]sortKey, len(l.hits))
-	for i, r := range l.hits {
-		ks[i] = key(r)
-		ks[i].at = i
-	}
-	slices.SortFunc(ks, compareSortKeys)
-	sorted := make([]*head, len(ks))
-	for i, k := range ks {
-		sorted[i] = l.hits[k.at]
-	}
-	l.hits = sorted
+	orderRows(l.hits, sortKeyer(f, nil, l.rank), 0)
 	return l
-}
-
-// count adds r to the tally d times (-1 takes it out) when it passes the
-// filters that have no facet (plain), and returns the facet filters it
-// passes.
-func (l *keptList) count(r *head, f *desk.IssueFilter, m *facetFilter, d int) (ok int, plain bool) {
-	if !passesPlain(r, f) {
-		return 0, false
-	}
-	ok = m.passes(r)
-	if f.StatusCountsOnly {
-		l.tally.countStatus(r, ok, d)
-	} else {
-		l.tally.countRow(r, ok, d)
-	}
-	return ok, true
 }
 
 // patched returns l brought up to heads, or nil when making the list
@@ -239,12 +199,12 @@ func (l *keptList) patched(heads []*head, f *desk.IssueFilter, m *facetFilter) *
 	n := &keptList{from: heads, tally: l.tally.clone(), rank: l.rank}
 	var out, in []*head
 	for _, r := range gone {
-		if ok, plain := n.count(r, f, m, -1); plain && ok == allFacets {
+		if n.tally.tallyRow(r, f, m, -1) {
 			out = append(out, r)
 		}
 	}
 	for _, r := range came {
-		if ok, plain := n.count(r, f, m, 1); plain && ok == allFacets {
+		if n.tally.tallyRow(r, f, m, 1) {
 			in = append(in, r)
 		}
 	}
@@ -252,7 +212,7 @@ func (l *keptList) patched(heads []*head, f *desk.IssueFilter, m *facetFilter) *
 		// The backlog ranks areas by name. New rows may bring areas l's
 		// ranks do not know: ranking every row's area again orders l's
 		// rows as before, and places the new ones among them.
-		n.rank, _ = rankAreas(slices.Concat(in, l.hits))
+		n.rank = rankAreas(slices.Concat(in, l.hits))
 	}
 	key := sortKeyer(f, nil, n.rank)
 	// Where each row leaves and where each joins, as indexes into l.hits.
@@ -290,39 +250,4 @@ func (l *keptList) patched(heads []*head, f *desk.IssueFilter, m *facetFilter) *
 	}
 	copyTo(len(l.hits))
 	return n
-}
-
-// changedHeads walks two versions of a project's heads, both in row id
-// order, and returns the heads of the old version that the new one
-// replaced or dropped and the heads of the new one that replaced them or
-// are new. It gives up (ok false) past limit changes. Were either version
-// out of order, a head of both could be named on both sides, which taking
-// it out and putting it back undoes; no change goes unnamed.
-func changedHeads(old, cur []*head, limit int) (gone, came []*head, ok bool) {
-	var i, j int
-	for i < len(old) || j < len(cur) {
-		switch {
-		case i < len(old) && j < len(cur) && old[i] == cur[j]:
-			// Most heads are the same: compared as pointers, they cost
-			// no visit to the head (the walk over a large project is
-			// otherwise a cache miss per head).
-			i++
-			j++
-			continue
-		case j == len(cur) || i < len(old) && old[i].rowid < cur[j].rowid:
-			gone = append(gone, old[i])
-			i++
-		case i == len(old) || cur[j].rowid < old[i].rowid:
-			came = append(came, cur[j])
-			j++
-		default:
-			gone, came = append(gone, old[i]), append(came, cur[j])
-			i++
-			j++
-		}
-		if len(gone)+len(came) > limit {
-			return nil, nil, false
-		}
-	}
-	return gone, came, true
 }

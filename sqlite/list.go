@@ -76,17 +76,8 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 		tally := newFacetTally()
 		counts = newCounts()
 		for _, r := range candidates {
-			if !passesPlain(r, f) {
-				continue
-			}
-			ok := m.passes(r)
-			if ok == allFacets {
+			if tally.tallyRow(r, f, m, 1) {
 				hits = append(hits, r)
-			}
-			if f.StatusCountsOnly {
-				tally.countStatus(r, ok, 1)
-			} else {
-				tally.countRow(r, ok, 1)
 			}
 		}
 		*hitBuf = hits // grown, for the next list
@@ -253,9 +244,14 @@ func oneOfFold(v string, set []string) bool {
 func sortRows(rows []*head, f *desk.IssueFilter, sr *searchResult, need int) {
 	var areaRank func(*head) int
 	if f.Sort == desk.SortBacklog {
-		areaRank, _ = rankAreas(rows)
+		areaRank = rankAreas(rows)
 	}
-	key := sortKeyer(f, sr, areaRank)
+	orderRows(rows, sortKeyer(f, sr, areaRank), need)
+}
+
+// orderRows puts rows in the order of their keys; as sortRows, only the
+// first need (0: all) must be in order.
+func orderRows(rows []*head, key func(*head) sortKey, need int) {
 	keyOf := func(i int, r *head) sortKey {
 		k := key(r)
 		k.at = i
@@ -408,10 +404,8 @@ func smallest[T any](items iter.Seq[T], n int, cmp func(a, b T) int) []T {
 }
 
 // rankAreas numbers the areas of rows alphabetically (case folded), with
-// the empty area last, for the backlog order. It also returns the folded
-// names in that order: the ranks hold for other rows while the names are
-// the same.
-func rankAreas(rows []*head) (func(*head) int, []string) {
+// the empty area last, for the backlog order.
+func rankAreas(rows []*head) func(*head) int {
 	// Each area's folded name is made once per id (0: no area), not once
 	// per row.
 	var ids idCounts[string]
@@ -439,7 +433,7 @@ func rankAreas(rows []*head) (func(*head) int, []string) {
 	for i, id := range ids.order {
 		rankByID[id] = rank[ids.values[i]]
 	}
-	return func(r *head) int { return rankByID[r.areaID] }, names
+	return func(r *head) int { return rankByID[r.areaID] }
 }
 
 // codeRank is an enum code as a sort rank: a value outside the enum (-1)

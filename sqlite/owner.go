@@ -48,7 +48,7 @@ func (db *DB) OwnerEvents(ctx context.Context, slug string, after int64, limit i
 			return err
 		}
 		out.Project = &p.Project
-		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&out.Last); err != nil {
+		if out.Last, err = feedSeq(ctx, tx); err != nil {
 			return err
 		}
 		if after >= out.Last {
@@ -193,7 +193,8 @@ func (db *DB) Brief(ctx context.Context, slug string) (*desk.Brief, error) {
 		if b.Handoff, err = readHandoff(ctx, tx, p, 0); err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&b.Seq)
+		b.Seq, err = feedSeq(ctx, tx)
+		return err
 	})
 	return b, err
 }

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unsafe"
 
 	"desk"
 )
@@ -163,8 +162,7 @@ func (c *overviewCache) of(projectID int64, heads []*head, d *desk.ProjectDetail
 	c.mu.Lock()
 	k := c.kept[projectID]
 	c.mu.Unlock()
-	// A changed list is a new array (its rows may be the same ones).
-	if k == nil || unsafe.SliceData(k.rows) != unsafe.SliceData(heads) || len(k.rows) != len(heads) {
+	if k == nil || !sameHeads(k.rows, heads) {
 		next := k.moved(heads)
 		if next == nil {
 			next = countOverview(heads)
@@ -199,25 +197,22 @@ func countOverview(heads []*head) *keptOverview {
 // versions that keep their area, tags and merge, or when the newest change
 // would have to be looked for again: those are counted whole.
 func (k *keptOverview) moved(heads []*head) *keptOverview {
-	if k == nil || !k.exact || len(heads) != len(k.rows) {
+	if k == nil || !k.exact {
+		return nil
+	}
+	// Past a few hundred changed rows, counting them all costs about the
+	// same.
+	gone, came, ok := changedHeads(k.rows, heads, 2*256)
+	if !ok || len(gone) != len(came) {
 		return nil
 	}
 	next := &keptOverview{rows: heads, status: slices.Clone(k.status), lastMillis: k.lastMillis, last: k.last,
 		areas: k.areas, tags: k.tags, exact: true}
-	changed := 0
-	for i, r := range heads {
-		old := k.rows[i]
-		if r == old {
-			continue
-		}
+	for i, r := range came {
+		old := gone[i]
 		if r.rowid != old.rowid || r.areaID != old.areaID || r.tagsRaw() != old.tagsRaw() ||
 			(r.mergedID == 0) != (old.mergedID == 0) || r.st < 0 ||
 			(old.updated == k.lastMillis && r.updated < old.updated) {
-			return nil
-		}
-		// Past a few hundred changed rows, counting them all costs about
-		// the same.
-		if changed++; changed > 256 {
 			return nil
 		}
 		if r.mergedID == 0 {

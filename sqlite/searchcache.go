@@ -26,7 +26,7 @@ import (
 type searchCache struct {
 	mu    sync.Mutex
 	kept  map[string]*keptSearch
-	clock int64 // counts uses, for dropping the least recently used
+	clock uint64 // counts uses, for dropping the least recently used
 
 	patches atomic.Int64 // results patched so far, for tests
 }
@@ -34,7 +34,7 @@ type searchCache struct {
 type keptSearch struct {
 	seq  int64         // the feed position the result was read at
 	sr   *searchResult // never changed once kept
-	used int64
+	used uint64
 
 	whole     time.Duration // what the last whole search took
 	perChange time.Duration // what the last patch took per changed issue
@@ -60,8 +60,8 @@ func (db *DB) ranked(ctx context.Context, tx queryer, heads []*head, terms []des
 	if db.oneShot || len(heads) == 0 {
 		return rankedSearch(ctx, tx, terms, prefix, inProject, ftsScope{})
 	}
-	var seq int64
-	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
+	seq, err := feedSeq(ctx, tx)
+	if err != nil {
 		return nil, err
 	}
 	key := fmt.Sprintf("%d|%t|%#v", heads[0].projectID, prefix, terms)
@@ -128,16 +128,10 @@ func (c *searchCache) keep(key string, k keptSearch) {
 	if c.kept == nil {
 		c.kept = map[string]*keptSearch{}
 	}
-	if len(c.kept) >= maxKeptSearches {
-		oldest := ""
-		for key, k := range c.kept {
-			if oldest == "" || k.used < c.kept[oldest].used {
-				oldest = key
-			}
-		}
-		delete(c.kept, oldest)
-	}
 	c.kept[key] = &k
+	if len(c.kept) > maxKeptSearches {
+		delete(c.kept, leastRecent(c.kept, func(k *keptSearch) uint64 { return k.used }, key))
+	}
 }
 
 // changedIssues returns the issues the feed names after position from up

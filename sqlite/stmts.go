@@ -157,6 +157,27 @@ type readTx struct {
 	*sql.Tx
 	stmts *stmtCache // nil: every query runs as it is (a one-shot process)
 	used  map[string]bool
+
+	seq     int64 // the feed's last position in the snapshot, once read (see feedSeq)
+	seqRead bool
+}
+
+// feedSeq returns the feed's last position as q sees it. A read
+// transaction's snapshot does not move, so it is read once per
+// transaction: a search reads it after the list's index has.
+func feedSeq(ctx context.Context, q queryer) (int64, error) {
+	tx, read := q.(*readTx)
+	if read && tx.seqRead {
+		return tx.seq, nil
+	}
+	var seq int64
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM changes`).Scan(&seq); err != nil {
+		return 0, err
+	}
+	if read {
+		tx.seq, tx.seqRead = seq, true
+	}
+	return seq, nil
 }
 
 // prepared returns the transaction's use of query's prepared statement, or

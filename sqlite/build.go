@@ -9,7 +9,7 @@ import (
 
 // BuildState returns the project's current build.
 func (db *DB) BuildState(ctx context.Context, slug string) (*desk.BuildState, error) {
-	p, err := projectBySlug(ctx, db.read, slug)
+	p, err := projectBySlug(ctx, db.pool(), slug)
 	if err != nil {
 		return nil, err
 	}

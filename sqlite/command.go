@@ -175,7 +175,7 @@ func (db *DB) queryCommands(ctx context.Context, q queryer, query string, args .
 
 // Command returns one command.
 func (db *DB) Command(ctx context.Context, id int64) (*desk.Command, error) {
-	c, err := db.scanCommand(db.read.QueryRowContext(ctx, commandSelect+`WHERE c.id = ?`, id))
+	c, err := db.scanCommand(db.pool().QueryRowContext(ctx, commandSelect+`WHERE c.id = ?`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("no command %d", id)
 	}

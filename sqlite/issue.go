@@ -390,7 +390,7 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 // issueRow reads an issue as a write answers it: its own fields, following
 // merges.
 func (db *DB) issueRow(ctx context.Context, key string) (*desk.Issue, error) {
-	r, _, err := resolve(ctx, db.read, key)
+	r, _, err := resolve(ctx, db.pool(), key)
 	if err != nil {
 		return nil, err
 	}

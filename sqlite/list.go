@@ -450,6 +450,6 @@ func (db *DB) IssueCount(ctx context.Context, slug string) (int, error) {
 		return n, nil
 	}
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM issues WHERE project_id = (SELECT id FROM projects WHERE slug = ?)`, slug).Scan(&n)
+	err := db.pool().QueryRowContext(ctx, `SELECT count(*) FROM issues WHERE project_id = (SELECT id FROM projects WHERE slug = ?)`, slug).Scan(&n)
 	return n, err
 }

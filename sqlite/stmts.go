@@ -144,6 +144,39 @@ func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	return c.keep(query, st), nil
 }
 
+// pool returns a queryer that runs each query on the read pool, outside
+// any transaction, through the pool's prepared statements (readStmt). It
+// is for one-off reads of constant texts, such as the issue a write
+// answers with or the project a handoff names: compiling them on every
+// call was a fifth of an agent's get_handoff. A one-shot process runs
+// them as they are, as its read transactions do.
+func (db *DB) pool() queryer {
+	if db.oneShot {
+		return db.read
+	}
+	return readPool{db}
+}
+
+type readPool struct{ db *DB }
+
+func (p readPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := p.db.readStmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (p readPool) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := p.db.readStmt(ctx, query)
+	if err != nil {
+		// A text that does not compile: running it as it is reports
+		// SQLite's error when the row is scanned.
+		return p.db.read.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
 // readTx is a read transaction whose queries run the read pool's prepared
 // statements: a detail or a list runs a dozen queries, and compiling them
 // again on every read was a fifth of a tool call's work.

@@ -20,6 +20,7 @@ import (
 	"desk"
 	"desk/agent/live"
 	deskhttp "desk/http"
+	"desk/internal/timerslack"
 	"desk/localbuild"
 	"desk/serverfile"
 	"desk/sqlite"
@@ -47,6 +48,9 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	}
 	if *detach {
 		return serveDetached(ctx, c, *port, *open, *lan)
+	}
+	if err := timerslack.Ensure(time.Millisecond); err != nil {
+		fmt.Fprintln(c.Stderr, "desk serve:", err)
 	}
 	db, err := sqlite.Open(ctx, c.DataDir, sqlite.Options{})
 	if err != nil {

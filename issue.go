@@ -175,9 +175,6 @@ func (l *Location) SeededCommands() []LocationCommand {
 	return out
 }
 
-var gotoStatement = LazyRegexp(`^\s*/goto\b`)
-var seedWord = LazyRegexp(`(?i)\bseed\b`)
-
 // SeedCommand adds " seed N" to the first /goto statement of cmd (statements
 // are separated by ';') unless it already names a seed. A /goto only lands
 // right in the same generated world.
@@ -187,8 +184,8 @@ func SeedCommand(cmd string, seed *int64) string {
 	}
 	parts := strings.Split(cmd, ";")
 	for i, p := range parts {
-		if gotoStatement().MatchString(p) {
-			if !seedWord().MatchString(p) {
+		if isGoto(p) {
+			if !namesSeed(p) {
 				trimmed := strings.TrimRight(p, " \t")
 				parts[i] = trimmed + " seed " + strconv.FormatInt(*seed, 10) + p[len(trimmed):]
 			}
@@ -196,6 +193,50 @@ func SeedCommand(cmd string, seed *int64) string {
 		}
 	}
 	return strings.Join(parts, ";")
+}
+
+// The two tests below are the regular expressions `^\s*/goto\b` and
+// `(?i)\bseed\b`, written out: every list an agent reads seeds the
+// commands of its issues' locations, and the expressions were most of an
+// MCP list's shaping. \s and \b are ASCII classes there too, and (?i)
+// lets the long s (ſ, U+017F) stand for s.
+
+// isGoto reports whether statement s starts, after white space, with the
+// word /goto.
+func isGoto(s string) bool {
+	rest, ok := strings.CutPrefix(strings.TrimLeft(s, " \t\n\f\r"), "/goto")
+	return ok && (rest == "" || !isWordByte(rest[0]))
+}
+
+// namesSeed reports whether s holds the word seed, in any case.
+func namesSeed(s string) bool {
+	for i := 0; i < len(s); i++ {
+		var first bool // whether the word's first letter is a word character
+		var n int      // its length in bytes
+		switch {
+		case s[i] == 's' || s[i] == 'S':
+			first, n = true, 1
+		case strings.HasPrefix(s[i:], "ſ"):
+			first, n = false, len("ſ")
+		default:
+			continue
+		}
+		end := i + n + 3
+		if end > len(s) || !strings.EqualFold(s[i+n:end], "eed") {
+			continue
+		}
+		before := i > 0 && isWordByte(s[i-1])
+		after := end < len(s) && isWordByte(s[end])
+		if before != first && !after {
+			return true
+		}
+	}
+	return false
+}
+
+// isWordByte reports whether b is an ASCII word character, as \b sees it.
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // Counts are an issue list's facet counts. Each facet ignores its own filter,

@@ -50,15 +50,17 @@ type rowText struct {
 	plan desk.Plan
 }
 
-// detailParts is an issue's detail without the issue itself and its last
-// commands (their state moves with the clock). parent is the index row of
-// the issue's parent when the parts were read: its title and status show
-// in the detail, and it changes without this row changing.
+// detailParts is an issue's detail without the issue itself. Its last
+// commands are kept without their state, which moves with the clock (see
+// commandsAt). parent is the index row of the issue's parent when the
+// parts were read: its title and status show in the detail, and it
+// changes without this row changing.
 type detailParts struct {
 	parent        *head
 	comments      []*desk.Comment
 	attachments   []*desk.Attachment
 	activity      []*desk.Activity
+	commands      []*desk.Command
 	children      []desk.ChildInfo
 	mergedSources []desk.MergedSource
 	parentInfo    *desk.ParentInfo

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"strings"
+	"time"
 
 	"desk"
 )
@@ -11,7 +12,9 @@ import (
 const commandSelect = `SELECT c.id, p.slug, p.prefix, c.command, i.number, c.created_by, c.created_at, c.expires_at, c.delivered_at, c.client
 FROM commands c JOIN projects p ON p.id = c.project_id LEFT JOIN issues i ON i.id = c.issue_id `
 
-func (db *DB) scanCommand(s scanner) (*desk.Command, error) {
+// scanCommand reads a command row. Its State moves with the clock and is
+// left for stateAt.
+func scanCommand(s scanner) (*desk.Command, error) {
 	var c desk.Command
 	var prefix string
 	var num sql.NullInt64
@@ -29,8 +32,24 @@ func (db *DB) scanCommand(s scanner) (*desk.Command, error) {
 	if client.Valid {
 		c.Client = &client.String
 	}
-	c.State = desk.CommandState(c.DeliveredAt, c.ExpiresAt, db.Now())
 	return &c, nil
+}
+
+// stateAt sets c's state as of now and returns c.
+func stateAt(c *desk.Command, now time.Time) *desk.Command {
+	c.State = desk.CommandState(c.DeliveredAt, c.ExpiresAt, now)
+	return c
+}
+
+// commandsAt returns copies of kept commands with their state as of now:
+// the kept ones are shared by every read of their issue.
+func commandsAt(kept []*desk.Command, now time.Time) []*desk.Command {
+	out := make([]*desk.Command, len(kept))
+	for i, c := range kept {
+		cp := *c
+		out[i] = stateAt(&cp, now)
+	}
+	return out
 }
 
 // QueueCommand queues a command for the project's game: the text given, or
@@ -157,6 +176,16 @@ func (db *DB) Commands(ctx context.Context, slug string, limit int) ([]*desk.Com
 }
 
 func (db *DB) queryCommands(ctx context.Context, q queryer, query string, args ...any) ([]*desk.Command, error) {
+	out, err := readCommands(ctx, q, query, args...)
+	now := db.Now()
+	for _, c := range out {
+		stateAt(c, now)
+	}
+	return out, err
+}
+
+// readCommands reads the commands query selects, without their state.
+func readCommands(ctx context.Context, q queryer, query string, args ...any) ([]*desk.Command, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
@@ -164,7 +193,7 @@ func (db *DB) queryCommands(ctx context.Context, q queryer, query string, args .
 	defer rows.Close()
 	out := []*desk.Command{}
 	for rows.Next() {
-		c, err := db.scanCommand(rows)
+		c, err := scanCommand(rows)
 		if err != nil {
 			return nil, err
 		}
@@ -175,17 +204,22 @@ func (db *DB) queryCommands(ctx context.Context, q queryer, query string, args .
 
 // Command returns one command.
 func (db *DB) Command(ctx context.Context, id int64) (*desk.Command, error) {
-	c, err := db.scanCommand(db.pool().QueryRowContext(ctx, commandSelect+`WHERE c.id = ?`, id))
+	c, err := scanCommand(db.pool().QueryRowContext(ctx, commandSelect+`WHERE c.id = ?`, id))
 	if err == sql.ErrNoRows {
 		return nil, notFound("no command %d", id)
 	}
-	return c, err
+	if err != nil {
+		return nil, err
+	}
+	return stateAt(c, db.Now()), nil
 }
 
-// issueCommands returns the last ten commands sent for an issue. The
-// project and the issue are r's, so they are bound rather than joined: the
-// query runs with every detail an agent or the page reads.
-func (db *DB) issueCommands(ctx context.Context, q queryer, r *row) ([]*desk.Command, error) {
-	return db.queryCommands(ctx, q, `SELECT c.id, ?, ?, c.command, ?, c.created_by, c.created_at, c.expires_at, c.delivered_at, c.client
+// issueCommands returns the last ten commands sent for an issue, without
+// their state. The project and the issue are r's, so they are bound rather
+// than joined. A detail keeps them with its other parts: every command
+// sent for an issue or delivered from it writes an entry in the issue's
+// timeline (see extendDetailParts).
+func issueCommands(ctx context.Context, q queryer, r *row) ([]*desk.Command, error) {
+	return readCommands(ctx, q, `SELECT c.id, ?, ?, c.command, ?, c.created_by, c.created_at, c.expires_at, c.delivered_at, c.client
 		FROM commands c WHERE c.issue_id = ? ORDER BY c.id DESC LIMIT 10`, r.Project, r.prefix, r.Number, r.rowid)
 }

@@ -431,9 +431,7 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row, h, parent *head) (*
 		d.Lists = parts.lists()
 	}
 	d.Children, d.MergedSources, d.ParentInfo = parts.children, parts.mergedSources, parts.parentInfo
-	if d.Commands, err = db.issueCommands(ctx, q, r); err != nil {
-		return nil, err
-	}
+	d.Commands = commandsAt(parts.commands, db.Now())
 	return d, nil
 }
 
@@ -507,6 +505,14 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 		comments:    slices.Concat(prev.comments, cs),
 		attachments: slices.Concat(prev.attachments, files),
 		activity:    slices.Concat(prev.activity, acts),
+		commands:    prev.commands,
+	}
+	if slices.ContainsFunc(acts, func(a *desk.Activity) bool {
+		return a.Action == desk.ActCommandSent || a.Action == desk.ActCommandDelivered
+	}) {
+		if d.commands, err = issueCommands(ctx, q, r); err != nil {
+			return nil, err
+		}
 	}
 	if l := prev.json.Load(); l != nil {
 		// The earlier version's JSON, with the new entries written after it.
@@ -516,10 +522,13 @@ func extendDetailParts(ctx context.Context, q queryer, r *row, prev *detailParts
 	return d, err
 }
 
-// readDetailParts reads what hangs off an issue but its commands.
+// readDetailParts reads what hangs off an issue.
 func readDetailParts(ctx context.Context, q queryer, r *row) (*detailParts, error) {
 	d := &detailParts{}
 	var err error
+	if d.commands, err = issueCommands(ctx, q, r); err != nil {
+		return nil, err
+	}
 	if d.attachments, err = attachments(ctx, q, r, `a.issue_id = ?`, r.rowid); err != nil {
 		return nil, err
 	}

@@ -39,8 +39,8 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 			}
 			out = tailOf(r, parts, nComments, nActivity)
 			out.RedirectedFrom = from
-			out.Commands, err = db.issueCommands(ctx, tx, r)
-			return err
+			out.Commands = commandsAt(parts.commands, db.Now())
+			return nil
 		}
 
 		d := &desk.IssueDetail{Issue: r.Issue, RedirectedFrom: from, Comments: []*desk.Comment{}, Activity: []*desk.Activity{}}
@@ -81,7 +81,8 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 		if d.Children, d.MergedSources, d.ParentInfo, err = readRelations(ctx, tx, r); err != nil {
 			return err
 		}
-		d.Commands, err = db.issueCommands(ctx, tx, r)
+		cs, err := issueCommands(ctx, tx, r)
+		d.Commands = commandsAt(cs, db.Now())
 		return err
 	})
 	return out, err

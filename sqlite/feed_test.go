@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -139,5 +140,92 @@ func TestNoCreate(t *testing.T) {
 	}
 	if _, err := sqlite.Open(context.Background(), dir, sqlite.Options{NoCreate: true}); err == nil {
 		t.Fatal("second try")
+	}
+}
+
+// The watcher hands over every feed row once and in order: a backlog of
+// more than one read's worth, then another handle's writes one by one and
+// in bursts, some while it is between looks.
+func TestWatchHandsOverEveryRowOnce(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	a, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	MustProject(t, b)
+	is := MustIssue(t, b, desk.IssueFields{Title: ptr("busy")}, "owner")
+	comment := func(n int) {
+		for i := 0; i < n; i++ {
+			if _, _, err := b.AddComment(ctx, is.ID, desk.CommentInput{Author: "agent", Text: fmt.Sprint("note ", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	comment(1100) // a backlog longer than one read of the feed
+
+	var mu sync.Mutex
+	var seen []int64
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- a.Watch(wctx, 0, func(cs []*desk.Change) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range cs {
+				seen = append(seen, c.Seq)
+			}
+		})
+	}()
+	reached := func(what string) int64 {
+		t.Helper()
+		last, err := b.LastSeq(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			mu.Lock()
+			n := len(seen)
+			got := int64(0)
+			if n > 0 {
+				got = seen[n-1]
+			}
+			mu.Unlock()
+			if got >= last {
+				return last
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the watcher handed over rows up to %d; the feed ends at %d", what, got, last)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	reached("the backlog, with nothing written after it")
+	for round := 0; round < 20; round++ {
+		comment(1 + round%4)
+		time.Sleep(time.Duration(round%5) * 3 * time.Millisecond)
+	}
+	last := reached("writes one by one and in bursts")
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 || seen[len(seen)-1] != last {
+		t.Fatalf("the watcher handed over %d rows up to %v; the feed ends at %d", len(seen), seen[max(len(seen)-1, 0):], last)
+	}
+	for i, seq := range seen {
+		if seq != int64(i)+seen[0] {
+			t.Fatalf("row %d is seq %d, want %d: rows lost or repeated", i, seq, int64(i)+seen[0])
+		}
+	}
+	if seen[0] != 1 {
+		t.Fatalf("the first row handed over is seq %d, want 1", seen[0])
 	}
 }

@@ -97,25 +97,41 @@ const clockTick = 10 * time.Millisecond
 
 // machineTicks returns the CPU time all cores spent busy and in total.
 func machineTicks() (busy, total int64) {
+	t := readCPUTicks()
+	return t.busy, t.total
+}
+
+// cpuTicks are the machine's CPU times since boot, in clock ticks.
+type cpuTicks struct {
+	busy  int64 // every state but idle and iowait, stolen time included
+	total int64
+	steal int64 // time the hypervisor ran something else on our cores
+}
+
+func readCPUTicks() cpuTicks {
+	var t cpuTicks
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0, 0
+		return t
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	f := strings.Fields(line)
 	if len(f) < 8 || f[0] != "cpu" {
-		return 0, 0
+		return t
 	}
 	for i, s := range f[1:] {
 		v, _ := strconv.ParseInt(s, 10, 64)
 		if i < 8 { // user nice system idle iowait irq softirq steal; guest time is already in user
-			total += v
+			t.total += v
 			if i != 3 && i != 4 {
-				busy += v
+				t.busy += v
+			}
+			if i == 7 {
+				t.steal = v
 			}
 		}
 	}
-	return busy, total
+	return t
 }
 
 // processTicks returns the CPU time a process spent, with that of the
@@ -145,22 +161,35 @@ func processTicks(pid int) int64 {
 // than the run's own during a phase: figures taken while something else
 // was busy are not comparable, and the report says so.
 type cpuMeter struct {
-	busy0, total0 int64
-	own0          map[int]int64
-	start         time.Time
+	busy0, total0, steal0 int64
+	own0                  map[int]int64
+	start                 time.Time
 }
 
 func newCPUMeter(pids ...int) *cpuMeter {
 	m := &cpuMeter{own0: map[int]int64{}, start: time.Now()}
-	m.busy0, m.total0 = machineTicks()
+	t := readCPUTicks()
+	m.busy0, m.total0, m.steal0 = t.busy, t.total, t.steal
 	for _, pid := range append(pids, os.Getpid()) {
 		m.own0[pid] = processTicks(pid)
 	}
 	return m
 }
 
+// stolen returns how many cores the hypervisor took on average since the
+// meter started, to run other machines: this machine's processes waited
+// for them. others counts them too.
+func (m *cpuMeter) stolen() float64 {
+	wall := time.Since(m.start)
+	if wall <= 0 {
+		return 0
+	}
+	return float64(time.Duration(readCPUTicks().steal-m.steal0)*clockTick) / float64(wall)
+}
+
 // others returns the cores other processes kept busy on average since the
-// meter started; call it before the run's processes exit.
+// meter started, and those the hypervisor took; call it before the run's
+// processes exit.
 func (m *cpuMeter) others() float64 {
 	busy, _ := machineTicks()
 	used := busy - m.busy0

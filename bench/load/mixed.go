@@ -23,6 +23,9 @@ type MixedResult struct {
 	// run; OtherCores how many other processes kept busy during it.
 	BusyBefore float64 `json:"busy_before"`
 	OtherCores float64 `json:"other_cores"`
+	// StolenCores is the part of OtherCores the hypervisor took to run
+	// other machines on this one's cores.
+	StolenCores float64 `json:"stolen_cores"`
 	// ServerCores and MCPCores are the cores the server and all MCP
 	// processes together kept busy during the run: desk's own cost.
 	ServerCores  float64   `json:"server_cores"`
@@ -152,7 +155,7 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 	wg.Wait()
 	elapsed := time.Since(start)
 
-	res := &MixedResult{Seconds: elapsed.Seconds(), BusyBefore: busy, OtherCores: meter.others(), ServerCores: meter.cores(srv.PID())}
+	res := &MixedResult{Seconds: elapsed.Seconds(), BusyBefore: busy, OtherCores: meter.others(), StolenCores: meter.stolen(), ServerCores: meter.cores(srv.PID())}
 	for _, pid := range pids[1:] {
 		res.MCPCores += meter.cores(pid)
 	}
@@ -168,8 +171,8 @@ func runMixed(ctx context.Context, cfg *Config, info *DeskInfo, fx *fixture) (*M
 	res.PerSecond = float64(res.Ops) / elapsed.Seconds()
 	res.MCPPeakMB = closeAgents(append(agents, probe))
 	res.ServerPeakMB = float64(srv.PeakMemoryKB()) / 1024
-	cfg.logf("mixed: %d operations in %.1f s (%.1f/s), %d errors; server peak %.1f MB; cores busy: server %.2f, MCP %.2f, other processes %.2f",
-		res.Ops, res.Seconds, res.PerSecond, res.Errors, res.ServerPeakMB, res.ServerCores, res.MCPCores, res.OtherCores)
+	cfg.logf("mixed: %d operations in %.1f s (%.1f/s), %d errors; server peak %.1f MB; cores busy: server %.2f, MCP %.2f, other processes %.2f (stolen by the hypervisor %.2f)",
+		res.Ops, res.Seconds, res.PerSecond, res.Errors, res.ServerPeakMB, res.ServerCores, res.MCPCores, res.OtherCores, res.StolenCores)
 	return res, nil
 }
 

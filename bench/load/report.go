@@ -46,9 +46,9 @@ func (r *Report) WriteMarkdown(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	if x := r.Mixed; x != nil {
-		fmt.Fprintf(w, "Mixed run: %d agents at one round every %s, the owner's page, %d live probes; %d operations in %.1f s (%.1f/s), %d errors. Server peak %.1f MB; MCP processes peak %s MB. Cores kept busy on average: server %.2f, MCP processes %.2f together, other processes on the machine %.2f (%.2f just before the run).\n\n",
+		fmt.Fprintf(w, "Mixed run: %d agents at one round every %s, the owner's page, %d live probes; %d operations in %.1f s (%.1f/s), %d errors. Server peak %.1f MB; MCP processes peak %s MB. Cores kept busy on average: server %.2f, MCP processes %.2f together, other processes on the machine %.2f (%.2f just before the run), of which the hypervisor took %.2f for other machines.\n\n",
 			r.Config.Agents, r.Config.Pace, r.Config.Probes, x.Ops, x.Seconds, x.PerSecond, x.Errors, x.ServerPeakMB, peaks(x.MCPPeakMB),
-			x.ServerCores, x.MCPCores, x.OtherCores, x.BusyBefore)
+			x.ServerCores, x.MCPCores, x.OtherCores, x.BusyBefore, x.StolenCores)
 		fmt.Fprintln(w, "| operation | n | p50 ms | p95 ms | p99 ms | max ms | errors |\n|---|---|---|---|---|---|---|")
 		rows := append(append(append([]Named{}, x.Owner...), x.MCP...), Named{Name: "live (write → SSE)", Stats: x.Live})
 		rows = append(rows, x.CLI...)

@@ -8,6 +8,15 @@ func PatchEverySearch() (restore func()) {
 	return func() { minPatchedMatches = old }
 }
 
+// QueryEachIssuesComments makes a patched search look at each changed
+// issue's comments with a query of its own, until the returned function is
+// called: the spans of a small desk's issues are all one.
+func QueryEachIssuesComments() (restore func()) {
+	old := commentSpanGap
+	commentSpanGap = 0
+	return func() { commentSpanGap = old }
+}
+
 // PatchedSearches is how many kept searches db has patched.
 func (db *DB) PatchedSearches() int64 { return db.searches.patches.Load() }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -242,21 +243,43 @@ func (s ftsScope) comments(ctx context.Context, tx queryer, match string, fn fun
 	if s.only == nil {
 		return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ?`, []any{match}, fn)
 	}
-	// One query over the range of the issues' comments: each query
-	// visits every segment of the index, and a desk being written to has
-	// many small ones, so a query per issue cost more than this.
-	lo, hi := slices.Min(s.only), slices.Max(s.only)
+	// One query per span of nearby issues. Each query visits every
+	// segment of the index, which costs about the same whatever its range
+	// (0.26 ms on the large generated desk), so a query per issue cost
+	// more than one over all of them; but one query over a wide range
+	// reads every match in between (0.17 µs each: 6.9 ms across that
+	// desk), and the issues an owner's search looks at again are often
+	// far apart (an old busy issue, and ones filed today). Issues closer
+	// than commentSpanGap share a query.
 	in := make(map[int64]bool, len(s.only))
 	for _, id := range s.only {
 		in[id] = true
 	}
-	return eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ? AND rowid BETWEEN ? AND ?`,
-		[]any{match, lo << 32, hi<<32 | 0xffffffff}, func(key int64) {
-			if in[key>>32] {
-				fn(key)
-			}
-		})
+	keep := func(key int64) {
+		if in[key>>32] {
+			fn(key)
+		}
+	}
+	ids := slices.Sorted(maps.Keys(in))
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1]-ids[j] <= commentSpanGap {
+			j++
+		}
+		if err := eachRowID(ctx, tx, `SELECT group_concat(rowid) FROM comment_fts WHERE comment_fts MATCH ? AND rowid BETWEEN ? AND ?`,
+			[]any{match, ids[i] << 32, ids[j]<<32 | 0xffffffff}, keep); err != nil {
+			return err
+		}
+		i = j + 1
+	}
+	return nil
 }
+
+// commentSpanGap is how far apart, in row ids, two issues may be for one
+// query to look at both's comments: the matches of the issues between
+// (about 0.4 per issue where the word is common) then cost less than a
+// query of its own. Tests set it to 0, for a query per issue.
+var commentSpanGap int64 = 2048
 
 // titleHits counts, per issue, the terms its title holds.
 func (sr *searchResult) titleHits(id int64, term int) {

@@ -20,6 +20,11 @@ func TestKeptSearchesFollowOtherWrites(t *testing.T) {
 		defer sqlite.PatchEverySearch()()
 		keptSearchesFollow(t, true)
 	})
+	t.Run("patched, a query per issue", func(t *testing.T) {
+		defer sqlite.PatchEverySearch()()
+		defer sqlite.QueryEachIssuesComments()()
+		keptSearchesFollow(t, true)
+	})
 	t.Run("searched again", func(t *testing.T) { keptSearchesFollow(t, false) })
 }
 

@@ -12,7 +12,7 @@ import (
 func (db *DB) Handoff(ctx context.Context, slug string, version int) (*desk.Handoff, error) {
 	var h *desk.Handoff
 	err := db.view(ctx, func(tx *readTx) error {
-		p, err := projectBySlug(ctx, tx, slug)
+		p, err := projectKey(ctx, tx, slug) // readHandoff reads its id and slug only
 		if err != nil {
 			return err
 		}

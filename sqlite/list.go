@@ -19,7 +19,7 @@ func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*des
 	}
 	var out *desk.IssueList
 	err := db.view(ctx, func(tx *readTx) error {
-		p, err := projectBySlug(ctx, tx, slug)
+		p, err := projectKey(ctx, tx, slug) // list reads its id and slug only
 		if err != nil {
 			return err
 		}

@@ -539,6 +539,23 @@ func projectBySlug(ctx context.Context, q queryer, slug string) (*projectRow, er
 	return p, nil
 }
 
+// projectKey reads only the id of project slug, for the reads that need
+// nothing else of the project (a list, a handoff): the returned row holds
+// the id and the slug. Every list an agent asks for starts here, and the
+// whole row (two of its columns JSON) cost three times as much.
+func projectKey(ctx context.Context, q queryer, slug string) (*projectRow, error) {
+	slug = strings.TrimSpace(slug)
+	p := &projectRow{Project: desk.Project{Slug: slug}}
+	err := q.QueryRowContext(ctx, `SELECT id FROM projects WHERE slug = ?`, slug).Scan(&p.id)
+	if err == sql.ErrNoRows {
+		return nil, notFound("no project %q: list them with desk projects, or create it with desk new-project", slug)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read project %s: %w", slug, err)
+	}
+	return p, nil
+}
+
 func projectByID(ctx context.Context, q queryer, id int64) (*projectRow, error) {
 	p, err := scanProject(q.QueryRowContext(ctx, projectSelect+`WHERE id = ?`, id))
 	if err != nil {

@@ -59,17 +59,7 @@ func TestEveryWriteAppendsFeedRows(t *testing.T) {
 // CLI, an MCP server or a hook writing while the server reads.
 func TestAnotherHandlesWritesAreSeen(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := MustOpenPair(t)
 	MustProject(t, a)
 	MustIssue(t, a, desk.IssueFields{Title: ptr("one")}, "owner")
 	if l, _ := a.Issues(ctx, "mygame", desk.IssueFilter{}); l.Total != 1 {
@@ -148,17 +138,7 @@ func TestNoCreate(t *testing.T) {
 // in bursts, some while it is between looks.
 func TestWatchHandsOverEveryRowOnce(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	a, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	a, b := MustOpenPair(t)
 	MustProject(t, b)
 	is := MustIssue(t, b, desk.IssueFields{Title: ptr("busy")}, "owner")
 	comment := func(n int) {

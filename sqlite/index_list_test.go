@@ -14,17 +14,8 @@ import (
 // a process reading the desk afresh answers, after every kind of change.
 func TestHeldListsFollowEveryKindOfChange(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	held, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
-	other, err := sqlite.Open(ctx, dir, sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	held, other := MustOpenPair(t)
+	dir := held.Dir()
 	if _, err := held.CreateProject(ctx, desk.NewProject{Slug: "mygame", Name: "MyGame", Prefix: "MG"}, "owner"); err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,20 @@ func MustOpen(tb testing.TB) *sqlite.DB {
 	return db
 }
 
+// MustOpenPair opens two handles on one new folder, closed when the test
+// ends: the second stands for another process (the CLI, an MCP server, a
+// hook) writing while the first reads.
+func MustOpenPair(tb testing.TB) (a, b *sqlite.DB) {
+	tb.Helper()
+	a = MustOpen(tb)
+	b, err := sqlite.Open(context.Background(), a.Dir(), sqlite.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { b.Close() })
+	return a, b
+}
+
 // MustProject creates project mygame (prefix MG).
 func MustProject(tb testing.TB, db *sqlite.DB) *desk.Project {
 	tb.Helper()

@@ -139,13 +139,9 @@ func (t *tool) check(raw json.RawMessage) (*args, error) {
 			return nil, argError("%s: the arguments must be a JSON object", t.name)
 		}
 	}
-	known := map[string]*param{}
-	for i := range t.params {
-		known[t.params[i].name] = &t.params[i]
-	}
 	var unknown []string
 	for k := range a.m {
-		if known[k] == nil {
+		if !t.takes(k) {
 			unknown = append(unknown, k)
 		}
 	}
@@ -181,6 +177,18 @@ func (t *tool) check(raw json.RawMessage) (*args, error) {
 		a.m[p.name] = norm
 	}
 	return a, nil
+}
+
+// takes reports whether the tool has a parameter called name. A call names
+// a handful of a tool's parameters: looking along the list cost less than
+// the map of them it made on every call.
+func (t *tool) takes(name string) bool {
+	for i := range t.params {
+		if t.params[i].name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *tool) paramNames() string {

@@ -24,8 +24,11 @@ import (
 // the ones the answer was made from (both are in row id order, and a head
 // is replaced, never changed, when its issue changes). It takes the old
 // versions out of the order and the counts and puts the new ones in, each
-// at its place by binary search. A search is not kept here: its order
-// depends on the words (see searchCache).
+// at its place by binary search. A ranked search is kept the same way,
+// with the result it was made from: its hits are the issues the search
+// matched, and its order their scores, which only an issue's own text and
+// comments make, so only changed issues move (searchCache brings the
+// result itself up to date).
 
 // A process keeps at most maxKeptLists lists, holding at most
 // maxKeptHeads pointers to heads between them (8 MB): a kept list holds a
@@ -54,8 +57,9 @@ type keptKey struct {
 // keptList is one list's answer before paging. It is never changed once
 // made: lists in flight read it without a lock.
 type keptList struct {
-	from  []*head // the project's heads it was made from, in row id order
-	hits  []*head // the heads that pass the filter, in the list's order
+	from  []*head       // the project's heads it was made from, in row id order
+	hits  []*head       // the heads that pass the filter, in the list's order
+	sr    *searchResult // the search the list was made from; nil for none
 	tally *facetTally
 	// rank is the backlog's ranks of the areas of hits (see rankAreas);
 	// nil in other orders.
@@ -81,25 +85,26 @@ func (l *keptList) countsOf() (desk.Counts, []byte) {
 	return l.counts, l.countsJSON
 }
 
-// list returns the answer to f (normalized, without search words) over
-// heads, the project's heads in row id order: kept, patched from the kept
-// answer, or made afresh. m is f's facet filter.
-func (k *keptLists) list(project int64, heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
+// list returns the answer to f (normalized) over heads, the project's
+// heads in row id order, and sr, f's ranked search over them (nil for a
+// list without search words): kept, patched from the kept answer, or made
+// afresh. m is f's facet filter.
+func (k *keptLists) list(project int64, heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetFilter) *keptList {
 	key := keptKey{project, listKey(f)}
 	k.mu.Lock()
 	old := k.lists[key]
 	k.mu.Unlock()
 	var l *keptList
 	switch {
-	case old != nil && sameHeads(old.from, heads):
+	case old != nil && sameHeads(old.from, heads) && old.sr == sr:
 		l = old
 	case old != nil:
-		if l = old.patched(heads, f, m); l != nil {
+		if l = old.patched(heads, sr, f, m); l != nil {
 			k.patches.Add(1)
 		}
 	}
 	if l == nil {
-		l = newKeptList(heads, f, m)
+		l = newKeptList(heads, sr, f, m)
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -164,7 +169,7 @@ func listKey(f *desk.IssueFilter) string {
 	field(f.Milestone...)
 	field(f.Size...)
 	field(f.IDs...)
-	field(f.Tag, f.BoostArea, f.Since, f.Sort, strconv.FormatBool(f.Merged), strconv.FormatBool(f.StatusCountsOnly))
+	field(f.Q, f.Tag, f.BoostArea, f.Since, f.Sort, strconv.FormatBool(f.Merged), strconv.FormatBool(f.StatusCountsOnly))
 	if f.ExternalRef != nil {
 		field("ref", *f.ExternalRef)
 	}
@@ -174,10 +179,15 @@ func listKey(f *desk.IssueFilter) string {
 	return b.String()
 }
 
-// newKeptList filters, counts and sorts heads afresh.
-func newKeptList(heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
-	l := &keptList{from: heads, tally: newFacetTally()}
-	for _, r := range heads {
+// newKeptList filters, counts and sorts heads (sr's matches, for a
+// search) afresh.
+func newKeptList(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetFilter) *keptList {
+	l := &keptList{from: heads, sr: sr, tally: newFacetTally()}
+	candidates := heads
+	if sr != nil {
+		candidates = sr.rows
+	}
+	for _, r := range candidates {
 		if l.tally.tallyRow(r, f, m, 1) {
 			l.hits = append(l.hits, r)
 		}
@@ -185,26 +195,33 @@ func newKeptList(heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
 	if f.Sort == desk.SortBacklog {
 		l.rank = rankAreas(l.hits)
 	}
-	orderRows(l.hits, sortKeyer(f, nil, l.rank), 0)
+	orderRows(l.hits, sortKeyer(f, sr, l.rank), 0)
 	return l
 }
 
-// patched returns l brought up to heads, or nil when making the list
-// afresh is as cheap or l cannot tell what changed.
-func (l *keptList) patched(heads []*head, f *desk.IssueFilter, m *facetFilter) *keptList {
+// matches reports whether r's issue is among sr's matches (every issue,
+// without a search).
+func (sr *searchResult) matches(r *head) bool { return sr == nil || sr.ids[r.rowid] }
+
+// patched returns l brought up to heads and sr, or nil when making the
+// list afresh is as cheap or l cannot tell what changed.
+func (l *keptList) patched(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetFilter) *keptList {
+	if (l.sr == nil) != (sr == nil) || sr != nil && (sr.mode != l.sr.mode || sr.prefix != l.sr.prefix) {
+		return nil // another stage of the search (see DB.search) scores every issue anew
+	}
 	gone, came, ok := changedHeads(l.from, heads, len(heads)/8+16)
 	if !ok {
 		return nil
 	}
-	n := &keptList{from: heads, tally: l.tally.clone(), rank: l.rank}
+	n := &keptList{from: heads, sr: sr, tally: l.tally.clone(), rank: l.rank}
 	var out, in []*head
 	for _, r := range gone {
-		if n.tally.tallyRow(r, f, m, -1) {
+		if l.sr.matches(r) && n.tally.tallyRow(r, f, m, -1) {
 			out = append(out, r)
 		}
 	}
 	for _, r := range came {
-		if n.tally.tallyRow(r, f, m, 1) {
+		if sr.matches(r) && n.tally.tallyRow(r, f, m, 1) {
 			in = append(in, r)
 		}
 	}
@@ -214,14 +231,17 @@ func (l *keptList) patched(heads []*head, f *desk.IssueFilter, m *facetFilter) *
 		// rows as before, and places the new ones among them.
 		n.rank = rankAreas(slices.Concat(in, l.hits))
 	}
-	key := sortKeyer(f, nil, n.rank)
+	// l's rows are in the order of l's search; the rows that join, in the
+	// order of the new one. An issue's score changes only with the issue,
+	// so the rows that stay have one key in both.
+	key, oldKey := sortKeyer(f, sr, n.rank), sortKeyer(f, l.sr, n.rank)
 	// Where each row leaves and where each joins, as indexes into l.hits.
 	at := func(k sortKey) int {
-		return sort.Search(len(l.hits), func(i int) bool { return compareSortKeys(key(l.hits[i]), k) >= 0 })
+		return sort.Search(len(l.hits), func(i int) bool { return compareSortKeys(oldKey(l.hits[i]), k) >= 0 })
 	}
 	drop := make([]int, 0, len(out))
 	for _, r := range out {
-		i := at(key(r))
+		i := at(oldKey(r))
 		if i == len(l.hits) || l.hits[i] != r {
 			return nil // not where its key says: make the list afresh
 		}

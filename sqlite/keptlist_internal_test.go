@@ -21,7 +21,7 @@ func TestKeptListsStayWithinBounds(t *testing.T) {
 	}
 	ask := func(k *keptLists, hs []*head, i int) {
 		f := &desk.IssueFilter{Tag: fmt.Sprint(i), Limit: 10} // every list its own
-		k.list(1, hs, f, newFacetFilter(f))
+		k.list(1, hs, nil, f, newFacetFilter(f))
 	}
 	var k keptLists
 	small := heads(100)

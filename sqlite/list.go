@@ -61,8 +61,8 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 
 	var counts desk.Counts
 	var hits []*head
-	if sr == nil && !db.oneShot && keepable(f) {
-		kept := db.lists.list(p.id, heads, f, m)
+	if (sr == nil || sr.mode == searchRanked) && !db.oneShot && keepable(f) {
+		kept := db.lists.list(p.id, heads, sr, f, m)
 		counts, l.EncodedCounts = kept.countsOf() // shared: read only
 		hits = kept.hits                          // shared: read only
 	} else {

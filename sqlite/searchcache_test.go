@@ -42,6 +42,9 @@ func keptSearchesFollow(t *testing.T, patched bool) {
 		for range 1 + rnd.IntN(4) {
 			s += words[rnd.IntN(len(words))] + " "
 		}
+		if rnd.IntN(12) == 0 {
+			s += "zebra " // a word few issues hold: most changes are to issues it does not match
+		}
 		return s
 	}
 	var ids []string
@@ -54,7 +57,7 @@ func keptSearchesFollow(t *testing.T, patched bool) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	queries := []string{"lava", "lava tips", "squ", "crane dock", "\"tips square\""}
+	queries := []string{"lava", "lava tips", "squ", "crane dock", "\"tips square\"", "zebra"}
 	answer := func(d *sqlite.DB, q string) string {
 		l, err := d.Issues(ctx, "mygame", desk.IssueFilter{Q: q, Limit: 100})
 		if err != nil {
@@ -112,5 +115,8 @@ func keptSearchesFollow(t *testing.T, patched bool) {
 	}
 	if db.ReusedTextMatches() == 0 {
 		t.Fatal("no match of the issues' text was reused: the test no longer tries what it is about")
+	}
+	if db.PatchedLists() == 0 {
+		t.Fatal("no kept search list was patched: the test no longer tries what it is about")
 	}
 }

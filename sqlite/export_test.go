@@ -26,3 +26,7 @@ func (db *DB) ReusedTextMatches() int64 { return db.textMatches.reused.Load() }
 
 // PatchedLists is how many kept lists db has patched.
 func (db *DB) PatchedLists() int64 { return db.lists.patches.Load() }
+
+// MisplacedListRows is how many patches of kept lists db gave up because
+// a row was not where its key says.
+func (db *DB) MisplacedListRows() int64 { return db.lists.misplaced.Load() }

@@ -47,6 +47,9 @@ type keptLists struct {
 	lists   map[keptKey]*keptList
 	clock   uint64       // counts asks, for evicting the list asked for least recently
 	patches atomic.Int64 // lists patched, for tests
+	// misplaced counts the patches given up because a row was not where
+	// its key says: a list in order never has one, so tests hold it to 0.
+	misplaced atomic.Int64
 }
 
 type keptKey struct {
@@ -99,8 +102,11 @@ func (k *keptLists) list(project int64, heads []*head, sr *searchResult, f *desk
 	case old != nil && sameHeads(old.from, heads) && old.sr == sr:
 		l = old
 	case old != nil:
-		if l = old.patched(heads, sr, f, m); l != nil {
+		var misplaced bool
+		if l, misplaced = old.patched(heads, sr, f, m); l != nil {
 			k.patches.Add(1)
+		} else if misplaced {
+			k.misplaced.Add(1)
 		}
 	}
 	if l == nil {
@@ -204,14 +210,15 @@ func newKeptList(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetF
 func (sr *searchResult) matches(r *head) bool { return sr == nil || sr.ids[r.rowid] }
 
 // patched returns l brought up to heads and sr, or nil when making the
-// list afresh is as cheap or l cannot tell what changed.
-func (l *keptList) patched(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetFilter) *keptList {
+// list afresh is as cheap or l cannot tell what changed; misplaced says a
+// row leaving was not where its key says, which only a bug can do.
+func (l *keptList) patched(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetFilter) (_ *keptList, misplaced bool) {
 	if (l.sr == nil) != (sr == nil) || sr != nil && (sr.mode != l.sr.mode || sr.prefix != l.sr.prefix) {
-		return nil // another stage of the search (see DB.search) scores every issue anew
+		return nil, false // another stage of the search (see DB.search) scores every issue anew
 	}
 	gone, came, ok := changedHeads(l.from, heads, len(heads)/8+16)
 	if !ok {
-		return nil
+		return nil, false
 	}
 	n := &keptList{from: heads, sr: sr, tally: l.tally.clone(), rank: l.rank}
 	var out, in []*head
@@ -243,7 +250,7 @@ func (l *keptList) patched(heads []*head, sr *searchResult, f *desk.IssueFilter,
 	for _, r := range out {
 		i := at(oldKey(r))
 		if i == len(l.hits) || l.hits[i] != r {
-			return nil // not where its key says: make the list afresh
+			return nil, true // not where its key says: make the list afresh
 		}
 		drop = append(drop, i)
 	}
@@ -269,5 +276,5 @@ func (l *keptList) patched(heads []*head, sr *searchResult, f *desk.IssueFilter,
 		n.hits = append(n.hits, in[k.at])
 	}
 	copyTo(len(l.hits))
-	return n
+	return n, false
 }

@@ -138,6 +138,9 @@ func TestKeptListsFollowChanges(t *testing.T) {
 	if db.PatchedLists() == 0 {
 		t.Fatal("no kept list was patched: the test exercised nothing")
 	}
+	if n := db.MisplacedListRows(); n != 0 {
+		t.Fatalf("%d kept lists had a row away from where its key says: an order or a key is wrong", n)
+	}
 	t.Logf("%d lists patched", db.PatchedLists())
 }
 
@@ -217,6 +220,9 @@ func TestKeptListsUnderConcurrentAsks(t *testing.T) {
 	sameLists(t, db, fresh, lists, "after the writes")
 	if db.PatchedLists() == 0 {
 		t.Fatal("no kept list was patched")
+	}
+	if n := db.MisplacedListRows(); n != 0 {
+		t.Fatalf("%d kept lists had a row away from where its key says: an order or a key is wrong", n)
 	}
 }
 

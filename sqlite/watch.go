@@ -27,8 +27,8 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 	if w.events == nil {
 		w.poll = 10 * time.Millisecond
 	}
-	log := openLogHeader(db.path)
-	defer log.close()
+	hdr := openLogHeader(db.path)
+	defer hdr.close()
 	timer := time.NewTimer(w.poll)
 	timer.Stop()
 	// A commit becomes visible a moment after its last write to the log
@@ -46,9 +46,9 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 	for {
 		committed := db.Committed()
 		found := false
-		moved := log.moved() // read each time: it is the mark the next look compares with
+		moved := hdr.moved() // read each time: it is the mark the next look compares with
 		if why == wokePoll {
-			log.reopen() // a file replaced since would never move again
+			hdr.reopen() // a file replaced since would never move again
 		}
 		for !why.trustsLog() || moved {
 			changes, err := db.Changes(ctx, desk.ChangeFilter{After: after, Limit: 1000})
@@ -56,7 +56,7 @@ func (db *DB) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) e
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				log.forget() // a transient read error: try again on the next wake
+				hdr.forget() // a transient read error: try again on the next wake
 				break
 			}
 			if len(changes) == 0 {

@@ -49,6 +49,11 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	if *detach {
 		return serveDetached(ctx, c, *port, *open, *lan)
 	}
+	// As desk mcp does (mcpTimerSlack): the runtime's monitor wakes every
+	// 20 µs through each request otherwise. The live stream's settling
+	// looks (sqlite.DB.Watch) may come a millisecond late, and the agents
+	// the server starts in terminals take the slack with them, which none
+	// of them waits on so finely.
 	if err := timerslack.Ensure(time.Millisecond); err != nil {
 		fmt.Fprintln(c.Stderr, "desk serve:", err)
 	}

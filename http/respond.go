@@ -124,12 +124,11 @@ const (
 // new one. An answer of unknown size (0: an issue's detail, hundreds of kB
 // for a busy one) takes a long answer's buffer.
 func takeBody(hint int) *[]byte {
-	kind := 0
-	if hint == 0 || hint > smallBody {
-		kind = 1
+	if hint == 0 {
+		hint = maxKeptBody
 	}
 	select {
-	case b := <-bodyBuffers[kind]:
+	case b := <-bodyBuffers[bodyKind(hint)]:
 		return b
 	default:
 		return new([]byte)
@@ -139,17 +138,21 @@ func takeBody(hint int) *[]byte {
 // keepBody keeps b for a later answer of its size, unless it is too large
 // or two of its kind are kept already.
 func keepBody(b *[]byte) {
-	kind := 0
-	switch c := cap(*b); {
-	case c > maxKeptBody:
+	if cap(*b) > maxKeptBody {
 		return
-	case c > smallBody:
-		kind = 1
 	}
 	select {
-	case bodyBuffers[kind] <- b:
+	case bodyBuffers[bodyKind(cap(*b))] <- b:
 	default:
 	}
+}
+
+// bodyKind is which of bodyBuffers keeps buffers for size bytes.
+func bodyKind(size int) int {
+	if size > smallBody {
+		return 1
+	}
+	return 0
 }
 
 func writeBytes(w http.ResponseWriter, r *http.Request, status int, contentType string, body []byte) error {

@@ -149,6 +149,17 @@ func (t *facetTally) tallyRow(r *head, f *desk.IssueFilter, m *facetFilter, d in
 	return ok == allFacets
 }
 
+// tallyRows counts each of rows once (see tallyRow) and appends to hits
+// those that pass every filter, in the order of rows.
+func (t *facetTally) tallyRows(rows []*head, f *desk.IssueFilter, m *facetFilter, hits []*head) []*head {
+	for _, r := range rows {
+		if t.tallyRow(r, f, m, 1) {
+			hits = append(hits, r)
+		}
+	}
+	return hits
+}
+
 // countStatus is countRow for the status facet alone.
 func (t *facetTally) countStatus(r *head, ok, d int) {
 	if need := allFacets &^ (1 << fStatus); ok&need == need {

@@ -50,9 +50,7 @@ func (db *DB) Changes(ctx context.Context, f desk.ChangeFilter) ([]*desk.Change,
 
 // LastSeq returns the newest feed row's sequence number.
 func (db *DB) LastSeq(ctx context.Context) (int64, error) {
-	var seq sql.NullInt64
-	err := db.pool().QueryRowContext(ctx, `SELECT max(seq) FROM changes`).Scan(&seq)
-	return seq.Int64, err
+	return feedSeq(ctx, db.pool())
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

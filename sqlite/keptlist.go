@@ -189,15 +189,7 @@ func listKey(f *desk.IssueFilter) string {
 // search) afresh.
 func newKeptList(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetFilter) *keptList {
 	l := &keptList{from: heads, sr: sr, tally: newFacetTally()}
-	candidates := heads
-	if sr != nil {
-		candidates = sr.rows
-	}
-	for _, r := range candidates {
-		if l.tally.tallyRow(r, f, m, 1) {
-			l.hits = append(l.hits, r)
-		}
-	}
+	l.hits = l.tally.tallyRows(sr.candidates(heads), f, m, nil)
 	if f.Sort == desk.SortBacklog {
 		l.rank = rankAreas(l.hits)
 	}
@@ -208,6 +200,15 @@ func newKeptList(heads []*head, sr *searchResult, f *desk.IssueFilter, m *facetF
 // matches reports whether r's issue is among sr's matches (every issue,
 // without a search).
 func (sr *searchResult) matches(r *head) bool { return sr == nil || sr.ids[r.rowid] }
+
+// candidates returns the rows of heads a list with sr may hold: sr's
+// matches, in no order, or every head without a search.
+func (sr *searchResult) candidates(heads []*head) []*head {
+	if sr == nil {
+		return heads
+	}
+	return sr.rows
+}
 
 // patched returns l brought up to heads and sr, or nil when making the
 // list afresh is as cheap or l cannot tell what changed; misplaced says a

@@ -68,19 +68,10 @@ func (db *DB) list(ctx context.Context, tx queryer, p *projectRow, heads []*head
 	} else {
 		hitBuf := rowBuffers.Get().(*[]*head)
 		defer putRows(hitBuf)
-		hits = *hitBuf
-		candidates := heads
-		if sr != nil {
-			candidates = sr.rows // the order does not matter: hits are sorted below
-		}
 		tally := newFacetTally()
 		counts = newCounts()
-		for _, r := range candidates {
-			if tally.tallyRow(r, f, m, 1) {
-				hits = append(hits, r)
-			}
-		}
-		*hitBuf = hits // grown, for the next list
+		hits = tally.tallyRows(sr.candidates(heads), f, m, *hitBuf) // sorted below
+		*hitBuf = hits                                              // grown, for the next list
 		tally.into(&counts)
 		sortRows(hits, f, sr, f.Offset+f.Limit)
 	}

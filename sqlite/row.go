@@ -530,13 +530,18 @@ func scanProject(s scanner) (*projectRow, error) {
 
 func projectBySlug(ctx context.Context, q queryer, slug string) (*projectRow, error) {
 	p, err := scanProject(q.QueryRowContext(ctx, projectSelect+`WHERE slug = ?`, strings.TrimSpace(slug)))
-	if err == sql.ErrNoRows {
-		return nil, notFound("no project %q: list them with desk projects, or create it with desk new-project", slug)
-	}
 	if err != nil {
-		return nil, fmt.Errorf("read project %s: %w", slug, err)
+		return nil, projectReadError(slug, err)
 	}
 	return p, nil
+}
+
+// projectReadError words the failure to read project slug.
+func projectReadError(slug string, err error) error {
+	if err == sql.ErrNoRows {
+		return notFound("no project %q: list them with desk projects, or create it with desk new-project", slug)
+	}
+	return fmt.Errorf("read project %s: %w", slug, err)
 }
 
 // projectKey reads only the id of project slug, for the reads that need
@@ -546,12 +551,8 @@ func projectBySlug(ctx context.Context, q queryer, slug string) (*projectRow, er
 func projectKey(ctx context.Context, q queryer, slug string) (*projectRow, error) {
 	slug = strings.TrimSpace(slug)
 	p := &projectRow{Project: desk.Project{Slug: slug}}
-	err := q.QueryRowContext(ctx, `SELECT id FROM projects WHERE slug = ?`, slug).Scan(&p.id)
-	if err == sql.ErrNoRows {
-		return nil, notFound("no project %q: list them with desk projects, or create it with desk new-project", slug)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read project %s: %w", slug, err)
+	if err := q.QueryRowContext(ctx, `SELECT id FROM projects WHERE slug = ?`, slug).Scan(&p.id); err != nil {
+		return nil, projectReadError(slug, err)
 	}
 	return p, nil
 }

@@ -95,16 +95,10 @@ func ProcField(path, name string) int {
 // clockTick is the unit of CPU times in /proc (USER_HZ), 100 on Linux.
 const clockTick = 10 * time.Millisecond
 
-// machineTicks returns the CPU time all cores spent busy and in total.
-func machineTicks() (busy, total int64) {
-	t := readCPUTicks()
-	return t.busy, t.total
-}
-
-// cpuTicks are the machine's CPU times since boot, in clock ticks.
+// cpuTicks are the machine's CPU times since boot, all cores together, in
+// clock ticks.
 type cpuTicks struct {
 	busy  int64 // every state but idle and iowait, stolen time included
-	total int64
 	steal int64 // time the hypervisor ran something else on our cores
 }
 
@@ -122,7 +116,6 @@ func readCPUTicks() cpuTicks {
 	for i, s := range f[1:] {
 		v, _ := strconv.ParseInt(s, 10, 64)
 		if i < 8 { // user nice system idle iowait irq softirq steal; guest time is already in user
-			t.total += v
 			if i != 3 && i != 4 {
 				t.busy += v
 			}
@@ -161,15 +154,15 @@ func processTicks(pid int) int64 {
 // than the run's own during a phase: figures taken while something else
 // was busy are not comparable, and the report says so.
 type cpuMeter struct {
-	busy0, total0, steal0 int64
-	own0                  map[int]int64
-	start                 time.Time
+	busy0, steal0 int64
+	own0          map[int]int64
+	start         time.Time
 }
 
 func newCPUMeter(pids ...int) *cpuMeter {
 	m := &cpuMeter{own0: map[int]int64{}, start: time.Now()}
 	t := readCPUTicks()
-	m.busy0, m.total0, m.steal0 = t.busy, t.total, t.steal
+	m.busy0, m.steal0 = t.busy, t.steal
 	for _, pid := range append(pids, os.Getpid()) {
 		m.own0[pid] = processTicks(pid)
 	}
@@ -191,8 +184,7 @@ func (m *cpuMeter) stolen() float64 {
 // meter started, and those the hypervisor took; call it before the run's
 // processes exit.
 func (m *cpuMeter) others() float64 {
-	busy, _ := machineTicks()
-	used := busy - m.busy0
+	used := readCPUTicks().busy - m.busy0
 	for pid, t0 := range m.own0 {
 		used -= processTicks(pid) - t0
 	}
@@ -216,8 +208,8 @@ func (m *cpuMeter) cores(pid int) float64 {
 
 // Busy returns how many cores the whole machine kept busy on average over d.
 func Busy(d time.Duration) float64 {
-	b0, _ := machineTicks()
+	b0 := readCPUTicks().busy
 	time.Sleep(d)
-	b1, _ := machineTicks()
+	b1 := readCPUTicks().busy
 	return float64(time.Duration(b1-b0)*clockTick) / float64(d)
 }

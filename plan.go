@@ -208,3 +208,125 @@ func firstNonEmpty(a, b string) string {
 	}
 	return b
 }
+
+// NormalizeVerification checks a plan's verification text (nil: keep the
+// old one).
+func NormalizeVerification(v *string) (*string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	t := strings.TrimSpace(*v)
+	if len(t) > MaxVerification {
+		return nil, Errorf(Invalid, "verification: longer than %d characters", MaxVerification)
+	}
+	return &t, nil
+}
+
+// NewPlan replaces old's steps with steps (keeping the state of steps whose
+// text is unchanged) and, when verification is not nil, its verification.
+// It returns the plan and the detail of its "plan" timeline entry.
+func NewPlan(old Plan, steps []Step, verification *string, now string) (Plan, map[string]any, error) {
+	norm, err := NormalizeSteps(steps, old.Steps)
+	if err != nil {
+		return Plan{}, nil, err
+	}
+	plan := Plan{Steps: norm, Verification: old.Verification, UpdatedAt: now}
+	if verification != nil {
+		plan.Verification = *verification
+	}
+	texts := make([]string, len(norm))
+	for i, s := range norm {
+		texts[i] = s.Text
+	}
+	pr := plan.Progress()
+	detail := map[string]any{"op": "set", "steps": texts, "done": pr.Done, "total": pr.Total}
+	if plan.Verification != "" {
+		detail["verification"] = plan.Verification
+	}
+	if len(old.Steps) > 0 {
+		detail["replaced"] = true
+	}
+	return plan, detail, nil
+}
+
+// NormalizeStepPatch checks a step change's state as a client sends it.
+func NormalizeStepPatch(p *StepPatch) error {
+	if p.State == nil {
+		return nil
+	}
+	s := strings.ToLower(strings.TrimSpace(*p.State))
+	if err := CheckEnum("state", s, StepStates); err != nil {
+		return err
+	}
+	p.State = &s
+	return nil
+}
+
+// StepChange is what a change of one plan step does: the new plan, the
+// detail of its "plan" timeline entry, and the status the issue moves to
+// with the reason ("" when it stays).
+type StepChange struct {
+	Plan   Plan
+	Detail map[string]any
+	Status string
+	Reason string
+}
+
+// ChangeStep applies patch p to step n (1 = first) of is's plan.
+func ChangeStep(is *Issue, n int, p StepPatch, now string) (*StepChange, error) {
+	steps := is.Plan.Steps
+	if len(steps) == 0 {
+		return nil, Errorf(Invalid, "%s has no plan yet: write one with set_plan (CLI: desk plan %s --step ...)", is.ID, is.ID).
+			WithHint("set_plan first")
+	}
+	if n < 1 || n > len(steps) {
+		return nil, Errorf(Invalid, "step %d: %s's plan has steps 1 to %d", n, is.ID, len(steps))
+	}
+	plan := is.Plan
+	plan.Steps = append([]Step(nil), steps...)
+	st := &plan.Steps[n-1]
+	detail := map[string]any{"op": "step", "index": n}
+	from := st.State
+	if p.Text != nil {
+		t := CollapseSpace(*p.Text)
+		if t == "" || len(t) > MaxStepText {
+			return nil, Errorf(Invalid, "text: a step's text is 1 to %d characters", MaxStepText)
+		}
+		if t != st.Text {
+			detail["old_text"] = st.Text
+			st.Text = t
+		}
+	}
+	if p.State != nil && *p.State != st.State {
+		detail["from"], detail["to"] = st.State, *p.State
+		st.State = *p.State
+	}
+	if p.Commit != nil {
+		c := strings.TrimSpace(*p.Commit)
+		if len(c) > MaxCommit {
+			return nil, Errorf(Invalid, "commit: longer than %d characters", MaxCommit)
+		}
+		st.Commit = c
+		if c != "" {
+			detail["commit"] = c
+		}
+	}
+	if p.Note != nil {
+		note := strings.TrimSpace(*p.Note)
+		if len(note) > MaxNote {
+			return nil, Errorf(Invalid, "note: longer than %d characters", MaxNote)
+		}
+		st.Note = note
+		if note != "" {
+			detail["note"] = note
+		}
+	}
+	plan.UpdatedAt = now
+	pr := plan.Progress()
+	detail["text"], detail["done"], detail["total"] = st.Text, pr.Done, pr.Total
+	c := &StepChange{Plan: plan, Detail: detail}
+	if p.State != nil && *p.State != from {
+		c.Status, c.Reason = StatusAfterStep(is.Status, from, *p.State, &plan)
+	}
+	return c, nil
+}

@@ -87,3 +87,45 @@ func (t SearchTerm) FTS(prefix bool) string {
 	}
 	return b.String()
 }
+
+// Fields a ranked match names, best first.
+const (
+	FieldTitle = iota + 1
+	FieldDetails
+	FieldBody
+	FieldComments
+)
+
+// SearchFieldNames names the fields of a Match.
+var SearchFieldNames = [...]string{FieldTitle: "title", FieldDetails: "details", FieldBody: "body", FieldComments: "comments"}
+
+// The ranking of a search, every store's: each term scores by the best
+// field it stands in (the title counts most, then the details, the body,
+// and comments least), a little more for standing in several fields or in
+// many comments; every term in the title beats any spread of terms, and
+// terms side by side beat terms apart. Equal scores fall back to the most
+// recently updated. Words match stemmed; a search whose whole words match
+// nothing tries them as prefixes, and one whose prefixes match nothing
+// looks for the plain text (unranked).
+const (
+	SearchWeightTitle          = 10.0
+	SearchWeightDetails        = 4.0
+	SearchWeightBody           = 2.0
+	SearchWeightComments       = 1.0
+	SearchWeightExtraField     = 0.5
+	SearchWeightPerComment     = 0.1
+	SearchBonusAllInTitle      = 200.0
+	SearchBonusAdjacent        = 100.0
+	SearchBonusAdjacentComment = 20.0
+)
+
+// SearchFieldWeights are the weights of the fields, by field.
+var SearchFieldWeights = [...]float64{FieldTitle: SearchWeightTitle, FieldDetails: SearchWeightDetails,
+	FieldBody: SearchWeightBody, FieldComments: SearchWeightComments}
+
+// TermScore is what one term adds to an issue's score: the weight of the
+// best field it stands in, a little for each other field, and a little per
+// comment it stands in (up to five).
+func TermScore(best, otherFields, comments int) float64 {
+	return SearchFieldWeights[best] + SearchWeightExtraField*float64(otherFields) + SearchWeightPerComment*float64(min(comments, 5))
+}

@@ -15,55 +15,22 @@ import (
 	"desk/agent"
 )
 
-// AgentEventsKept is how many events the store keeps per agent session once
-// it is trimmed (TrimAgentEvents); the oldest go.
-const AgentEventsKept = 200
+// The agent store's types are the agent package's (agent.Store); these
+// names stay for the callers that know them from here.
+type (
+	AgentBatch = agent.Batch
+	AgentEvent = agent.StoredEvent
+	AgentMerge = agent.Merge
+	AgentMatch = agent.Match
+	AgentTouch = agent.Touch
+)
+
+// AgentEventsKept is agent.EventsKept.
+const AgentEventsKept = agent.EventsKept
 
 // metaAgentGeneration is the meta key holding the generation of the server
 // that tracks agents now.
 const metaAgentGeneration = "agent_generation"
-
-// AgentBatch is what the server's agent tracker persists in one transaction:
-// the sessions its events changed, the events themselves, the records a
-// /clear folded into others, and the issue touches it matched to sessions.
-type AgentBatch struct {
-	// Generation is the writing server's, from StartAgents. A batch from an
-	// older generation is refused: that server outlived a newer one's start.
-	Generation int64
-	Sessions   []agent.Session // snapshots to keep, latest last; their Events are ignored
-	Events     []AgentEvent
-	Merged     []AgentMerge
-	Matched    []AgentMatch
-}
-
-// AgentEvent is one event of one session, as the tracker recorded it.
-type AgentEvent struct {
-	Session string // the record id
-	Event   agent.Event
-}
-
-// AgentMerge says that record From was folded into record Into; its events
-// and issues move there and it is deleted.
-type AgentMerge struct{ From, Into string }
-
-// AgentMatch ties an issue touch (AgentTouch.ID) to the session behind it.
-type AgentMatch struct {
-	Touch   int64
-	Session string
-}
-
-// AgentTouch is one issue an agent touched through desk's MCP tools, with
-// what the MCP server knew of the session behind the call.
-type AgentTouch struct {
-	ID       int64
-	Session  string // the record id; "" until matched
-	Client   string
-	Provider string // the provider session id the client passed, if any
-	Cwd      string
-	Project  string
-	Issue    string // the issue key, "MG-12"
-	At       time.Time
-}
 
 // StartAgents makes the caller the server that tracks agents on this desk:
 // it returns a new generation, and batches saved under any older one are
@@ -516,3 +483,6 @@ func agentTime(t time.Time) string {
 	}
 	return desk.FormatTime(t)
 }
+
+// compile-time check that DB keeps the agent sessions.
+var _ agent.Store = (*DB)(nil)

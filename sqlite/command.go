@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
 	"time"
 
 	"desk"
@@ -55,10 +54,8 @@ func commandsAt(kept []*desk.Command, now time.Time) []*desk.Command {
 // QueueCommand queues a command for the project's game: the text given, or
 // the issue's command number At (the first by default) with its world seed.
 func (db *DB) QueueCommand(ctx context.Context, slug string, in desk.CommandInput) (*desk.Command, error) {
-	in.Author = cleanActor(in.Author, desk.OwnerActor)
-	in.Command = strings.TrimSpace(in.Command)
-	if len(in.Command) > desk.MaxCommand {
-		return nil, desk.Errorf(desk.Invalid, "command: longer than %d characters", desk.MaxCommand)
+	if err := desk.NormalizeCommandInput(&in); err != nil {
+		return nil, err
 	}
 	var id int64
 	err := db.update(ctx, func(tx *Tx) error {
@@ -69,32 +66,22 @@ func (db *DB) QueueCommand(ctx context.Context, slug string, in desk.CommandInpu
 			if r, _, err = resolve(ctx, tx, in.Issue); err != nil {
 				return err
 			}
-			if slug != "" && r.Project != slug {
-				return desk.Errorf(desk.Invalid, "issue: %s belongs to project %s, not %s", r.ID, r.Project, slug)
+			if err := desk.CheckCommandProject(&r.Issue, slug); err != nil {
+				return err
 			}
 			slug = r.Project
 		}
 		if p, err = projectBySlug(ctx, tx, slug); err != nil {
 			return err
 		}
-		if in.Command == "" {
-			if r == nil {
-				return desk.Errorf(desk.Invalid, "command: give the command text, or an issue whose command to send")
-			}
-			cmds := r.Location.SeededCommands()
-			if len(cmds) == 0 {
-				return desk.Errorf(desk.Invalid, "%s has no location command to send; add one with set_location", r.ID)
-			}
-			at := in.At
-			if at == 0 {
-				at = 1
-			}
-			if at < 1 || at > len(cmds) {
-				return desk.Errorf(desk.Invalid, "at: %s has commands 1 to %d", r.ID, len(cmds))
-			}
-			in.Command = cmds[at-1].Command
+		var is *desk.Issue
+		if r != nil {
+			is = &r.Issue
 		}
-		expires := desk.FormatTime(tx.now.Add(desk.CommandTTL))
+		if in.Command, err = desk.CommandText(in, is); err != nil {
+			return err
+		}
+		expires := desk.CommandExpiry(tx.now)
 		var issueID any
 		if r != nil {
 			issueID = r.rowid
@@ -120,7 +107,7 @@ func (db *DB) QueueCommand(ctx context.Context, slug string, in desk.CommandInpu
 // NextCommand hands the oldest pending command to client, once. The write
 // lock makes two games polling at the same moment get different commands.
 func (db *DB) NextCommand(ctx context.Context, slug, client string) (*desk.Command, error) {
-	client = cleanActor(client, "game")
+	client = cleanActor(client, desk.GameClient)
 	var id int64
 	err := db.update(ctx, func(tx *Tx) error {
 		p, err := projectBySlug(ctx, tx, slug)
@@ -159,10 +146,7 @@ func (db *DB) NextCommand(ctx context.Context, slug, client string) (*desk.Comma
 
 // Commands lists a project's recent commands, newest first.
 func (db *DB) Commands(ctx context.Context, slug string, limit int) ([]*desk.Command, error) {
-	if limit <= 0 {
-		limit = 20
-	}
-	limit = min(limit, 200)
+	limit = desk.CommandsLimit(limit)
 	var out []*desk.Command
 	err := db.view(ctx, func(tx *readTx) error {
 		p, err := projectBySlug(ctx, tx, slug)

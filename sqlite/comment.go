@@ -16,16 +16,8 @@ import (
 
 // AddComment comments on an issue; a verdict moves its status.
 func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (*desk.Comment, *desk.Issue, error) {
-	in.Author = cleanActor(in.Author, desk.OwnerActor)
-	in.Verdict = strings.ToLower(strings.TrimSpace(in.Verdict))
-	if err := desk.CheckVerdict(in.Author, in.Verdict); err != nil {
+	if err := desk.NormalizeComment(&in); err != nil {
 		return nil, nil, err
-	}
-	if len(in.Text) > desk.MaxCommentText {
-		return nil, nil, desk.Errorf(desk.Invalid, "text: longer than %d characters", desk.MaxCommentText)
-	}
-	if strings.TrimSpace(in.Text) == "" && in.Verdict == "" && len(in.Attachments) == 0 {
-		return nil, nil, desk.Errorf(desk.Invalid, "text: a comment needs text, a verdict or an attachment")
 	}
 	files, err := checkAttachments(in.Attachments, desk.MaxAttachment)
 	if err != nil {
@@ -79,10 +71,10 @@ func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentIn
 		return 0, err
 	}
 	cid, _ := res.LastInsertId()
-	action := "comment"
+	action := desk.CommentAction(in.Verdict)
 	var v *string
 	if in.Verdict != "" {
-		action, v = "verdict", &in.Verdict
+		v = &in.Verdict
 	}
 	key := r.ID
 	if err := tx.feed(desk.Change{Project: r.Project, Issue: &key, Type: desk.ChangeComment, ID: cid, Action: action,
@@ -97,12 +89,12 @@ func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentIn
 	if _, err := tx.exec(`UPDATE issues SET updated_at = ? WHERE id = ?`, tx.ts, r.rowid); err != nil {
 		return 0, err
 	}
-	if in.Verdict != "" && r.Status != in.Verdict {
+	if to := desk.VerdictStatus(r.Status, in.Verdict); to != "" {
 		p, err := projectByID(tx.ctx, tx, r.projectID)
 		if err != nil {
 			return 0, err
 		}
-		if err := tx.setStatus(r, p, in.Verdict, in.Author, desk.ReasonVerdict); err != nil {
+		if err := tx.setStatus(r, p, to, in.Author, desk.ReasonVerdict); err != nil {
 			return 0, err
 		}
 	}
@@ -167,21 +159,9 @@ func (db *DB) AddAttachments(ctx context.Context, id string, commentID *int64, f
 	return out, err
 }
 
-// checkAttachments cleans names, decides types and enforces the size cap.
+// checkAttachments is desk.CheckAttachments.
 func checkAttachments(files []desk.AttachmentInput, limit int) ([]desk.AttachmentInput, error) {
-	out := make([]desk.AttachmentInput, len(files))
-	for i, f := range files {
-		if len(f.Data) == 0 {
-			return nil, desk.Errorf(desk.Invalid, "attachments[%d]: the file %q is empty", i, f.Filename)
-		}
-		if len(f.Data) > limit {
-			return nil, desk.Errorf(desk.Invalid, "attachments[%d]: %q is %d bytes; the limit is %d MB", i, f.Filename, len(f.Data), limit>>20)
-		}
-		f.Filename = desk.CleanFilename(f.Filename)
-		f.Mime = desk.AttachmentMime(f.Filename, f.Mime, f.Data)
-		out[i] = f
-	}
-	return out, nil
+	return desk.CheckAttachments(files, limit)
 }
 
 // addAttachments writes the files under attachments/<project>/<yyyy-mm>/
@@ -340,7 +320,7 @@ func attachments(ctx context.Context, q queryer, r *row, where string, args ...a
 			a.MergedFrom = &k
 		}
 		a.Issue = r.ID
-		a.URL = fmt.Sprintf("/api/attachments/%d", a.ID)
+		a.URL = desk.AttachmentURL(a.ID)
 		a.IsImage = desk.IsImageMime(a.Mime)
 		out = append(out, &a)
 	}

@@ -10,9 +10,7 @@ import (
 
 // Changes returns feed rows after f.After, in order.
 func (db *DB) Changes(ctx context.Context, f desk.ChangeFilter) ([]*desk.Change, error) {
-	if f.Limit <= 0 || f.Limit > 10000 {
-		f.Limit = 1000
-	}
+	f.Limit = desk.ChangesLimit(f.Limit)
 	query := `SELECT seq, project, issue, type, ref_id, action, actor, verdict, version, created_at FROM changes WHERE seq > ?`
 	args := []any{f.After}
 	if f.Project != "" {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 
 	"desk"
 )
@@ -30,30 +29,27 @@ func (tx *Tx) setParent(r *row, parent *string, actor string) error {
 			return err
 		}
 		r.parentID, r.Parent = 0, nil
-		if _, err := tx.activity(r, actor, desk.ActParent, map[string]any{"parent": nil, "previous": old.ID}); err != nil {
+		if _, err := tx.activity(r, actor, desk.ActParent, desk.ParentDetail(nil, &old.ID)); err != nil {
 			return err
 		}
-		_, err := tx.activity(old, actor, desk.ActChild, map[string]any{"op": "removed", "child": r.ID})
+		_, err := tx.activity(old, actor, desk.ActChild, desk.ChildDetail("removed", r.ID))
 		return err
 	}
 	p, err := issueByKey(tx.ctx, tx, *parent)
 	if err != nil {
 		return err
 	}
-	switch {
-	case p.rowid == r.rowid:
-		return desk.Errorf(desk.Invalid, "parent: %s cannot be part of itself", r.ID)
-	case p.projectID != r.projectID:
-		return desk.Errorf(desk.Invalid, "parent: %s is in project %s, %s in %s; a parent must be in the same project", p.ID, p.Project, r.ID, r.Project)
-	case p.mergedID != 0:
-		return desk.Errorf(desk.Invalid, "parent: %s is merged into %s; use %s", p.ID, *p.MergedInto, *p.MergedInto)
-	case old != nil && old.rowid == p.rowid:
-		return nil
+	var oldID *string
+	if old != nil {
+		oldID = &old.ID
+	}
+	if same, err := desk.CheckParent(&r.Issue, &p.Issue, oldID); err != nil || same {
+		return err
 	}
 	// Walk up from the new parent: meeting r means r would contain itself.
 	for up, hops := p.parentID, 0; up != 0 && hops < 10000; hops++ {
 		if up == r.rowid {
-			return desk.Errorf(desk.Invalid, "parent: %s is already part of %s; that would make a loop", p.ID, r.ID)
+			return desk.ErrParentLoop(&r.Issue, &p.Issue)
 		}
 		if err := tx.queryRow(`SELECT coalesce(parent_id, 0) FROM issues WHERE id = ?`, up).Scan(&up); err != nil {
 			return err
@@ -63,19 +59,15 @@ func (tx *Tx) setParent(r *row, parent *string, actor string) error {
 		return err
 	}
 	r.parentID, r.Parent = p.rowid, &p.ID
-	var previous any
-	if old != nil {
-		previous = old.ID
-	}
-	if _, err := tx.activity(r, actor, desk.ActParent, map[string]any{"parent": p.ID, "previous": previous}); err != nil {
+	if _, err := tx.activity(r, actor, desk.ActParent, desk.ParentDetail(&p.ID, oldID)); err != nil {
 		return err
 	}
 	if old != nil {
-		if _, err := tx.activity(old, actor, desk.ActChild, map[string]any{"op": "removed", "child": r.ID}); err != nil {
+		if _, err := tx.activity(old, actor, desk.ActChild, desk.ChildDetail("removed", r.ID)); err != nil {
 			return err
 		}
 	}
-	_, err = tx.activity(p, actor, desk.ActChild, map[string]any{"op": "added", "child": r.ID})
+	_, err = tx.activity(p, actor, desk.ActChild, desk.ChildDetail("added", r.ID))
 	return err
 }
 
@@ -83,7 +75,7 @@ func (tx *Tx) setParent(r *row, parent *string, actor string) error {
 func (db *DB) Merge(ctx context.Context, target string, sources []string, actor string) (*desk.MergeResult, error) {
 	actor = cleanActor(actor, desk.OwnerActor)
 	if len(sources) == 0 {
-		return nil, desk.Errorf(desk.Invalid, "sources: name at least one issue to merge into %s", target)
+		return nil, desk.CheckMergeTarget(&desk.Issue{ID: target}, nil)
 	}
 	res := &desk.MergeResult{}
 	err := db.update(ctx, func(tx *Tx) error {
@@ -91,8 +83,8 @@ func (db *DB) Merge(ctx context.Context, target string, sources []string, actor 
 		if err != nil {
 			return err
 		}
-		if t.mergedID != 0 {
-			return desk.Errorf(desk.Invalid, "target: %s is itself merged into %s; merge into %s instead", t.ID, *t.MergedInto, *t.MergedInto)
+		if err := desk.CheckMergeTarget(&t.Issue, sources); err != nil {
+			return err
 		}
 		res.Target = t.ID
 		seen := map[int64]bool{}
@@ -101,23 +93,21 @@ func (db *DB) Merge(ctx context.Context, target string, sources []string, actor 
 			if err != nil {
 				return err
 			}
-			switch {
-			case s.rowid == t.rowid:
-				return desk.Errorf(desk.Invalid, "sources: %s is the target; an issue cannot merge into itself", s.ID)
-			case s.projectID != t.projectID:
-				return desk.Errorf(desk.Invalid, "sources: %s is in project %s, not %s; merges stay in one project", s.ID, s.Project, t.Project)
-			case s.mergedID != 0:
-				return desk.Errorf(desk.Conflict, "%s is already merged into %s", s.ID, *s.MergedInto)
-			case seen[s.rowid]:
+			if err := desk.CheckMergeSource(&t.Issue, &s.Issue, false); err != nil {
+				return err
+			}
+			if seen[s.rowid] {
 				continue
 			}
-			for up, hops := t.parentID, 0; up != 0 && hops < 10000; hops++ {
-				if up == s.rowid {
-					return desk.Errorf(desk.Invalid, "sources: %s contains %s; make %s the target instead", s.ID, t.ID, s.ID)
-				}
+			contains := false
+			for up, hops := t.parentID, 0; up != 0 && hops < 10000 && !contains; hops++ {
+				contains = up == s.rowid
 				if err := tx.queryRow(`SELECT coalesce(parent_id, 0) FROM issues WHERE id = ?`, up).Scan(&up); err != nil {
 					return err
 				}
+			}
+			if err := desk.CheckMergeSource(&t.Issue, &s.Issue, contains); err != nil {
+				return err
 			}
 			seen[s.rowid] = true
 			if err := tx.merge(t, s, actor); err != nil {
@@ -169,27 +159,18 @@ func (tx *Tx) merge(t, s *row, actor string) error {
 			tx.touch(cr)
 		}
 	}
-	closed := tx.ts
-	if s.ClosedAt != nil && desk.IsDone(s.Status) {
-		closed = *s.ClosedAt
-	}
+	closed := desk.MergeClosedAt(&s.Issue, tx.ts)
 	if _, err := tx.exec(`UPDATE issues SET merged_into = ?, status = 'closed', closed_at = ?, updated_at = ? WHERE id = ?`,
 		t.rowid, closed, tx.ts, s.rowid); err != nil {
 		return err
 	}
-	if children == nil {
-		children = []int64{}
-	}
-	if _, err := tx.activity(s, actor, desk.ActMergedInto, map[string]any{"into": t.ID, "prev_status": s.Status, "children": children}); err != nil {
+	if _, err := tx.activity(s, actor, desk.ActMergedInto, desk.MergedIntoDetail(&s.Issue, &t.Issue, children)); err != nil {
 		return err
 	}
 	if _, err := tx.exec(`UPDATE issues SET updated_at = ? WHERE id = ?`, tx.ts, t.rowid); err != nil {
 		return err
 	}
-	_, err = tx.activity(t, actor, desk.ActMerged, map[string]any{
-		"from": s.ID, "title": s.Title, "body": s.Body, "kind": s.Kind, "status": s.Status, "source": s.Source,
-		"area": s.Area, "tags": s.Tags, "location": s.Location, "created_at": s.CreatedAt,
-	})
+	_, err = tx.activity(t, actor, desk.ActMerged, desk.MergedDetail(&s.Issue))
 	return err
 }
 
@@ -203,7 +184,7 @@ func (db *DB) Unmerge(ctx context.Context, id, actor string) (*desk.UnmergeResul
 			return err
 		}
 		if s.mergedID == 0 {
-			return desk.Errorf(desk.Conflict, "%s is not merged into anything", s.ID)
+			return desk.ErrNotMerged(s.ID)
 		}
 		t, err := issueByRowID(ctx, tx, s.mergedID)
 		if err != nil {
@@ -218,13 +199,10 @@ func (db *DB) Unmerge(ctx context.Context, id, actor string) (*desk.UnmergeResul
 			return err
 		}
 		var rec struct {
-			PrevStatus string  `json:"prev_status"`
-			Children   []int64 `json:"children"`
+			PrevStatus string
+			Children   []int64
 		}
-		_ = json.Unmarshal([]byte(detail), &rec)
-		if !desk.OneOf(rec.PrevStatus, desk.Statuses) {
-			rec.PrevStatus = desk.StatusReported
-		}
+		rec.PrevStatus, rec.Children = desk.UnmergeRecord(detail)
 		for _, table := range []string{"comments", "attachments", "activity"} {
 			if _, err := tx.exec(`UPDATE `+table+` SET issue_id = ?, merged_from = NULL WHERE issue_id = ? AND merged_from = ?`,
 				s.rowid, t.rowid, s.rowid); err != nil {
@@ -248,13 +226,14 @@ func (db *DB) Unmerge(ctx context.Context, id, actor string) (*desk.UnmergeResul
 			return err
 		}
 		s.Status, s.mergedID, s.MergedInto = rec.PrevStatus, 0, nil
-		if _, err := tx.activity(s, actor, desk.ActUnmerged, map[string]any{"from": t.ID, "status": rec.PrevStatus}); err != nil {
+		sd, td := desk.UnmergedDetails(&s.Issue, &t.Issue, rec.PrevStatus)
+		if _, err := tx.activity(s, actor, desk.ActUnmerged, sd); err != nil {
 			return err
 		}
 		if _, err := tx.exec(`UPDATE issues SET updated_at = ? WHERE id = ?`, tx.ts, t.rowid); err != nil {
 			return err
 		}
-		_, err = tx.activity(t, actor, desk.ActUnmerged, map[string]any{"source": s.ID})
+		_, err = tx.activity(t, actor, desk.ActUnmerged, td)
 		return err
 	})
 	if err != nil {

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"strings"
 
 	"desk"
 )
@@ -53,24 +52,22 @@ func (db *DB) SaveHandoff(ctx context.Context, slug, markdown, author, note stri
 
 // UpdateHandoffSection replaces one section of the latest handoff.
 func (db *DB) UpdateHandoffSection(ctx context.Context, slug, section, text, author string) (*desk.Handoff, error) {
-	name, err := desk.CanonicalSection(section)
+	edit, note, err := desk.HandoffSectionEdit(section, text)
 	if err != nil {
 		return nil, err
 	}
-	return db.saveHandoff(ctx, slug, author, "updated "+name, func(old string) (string, error) {
-		return desk.ReplaceHandoffSection(old, name, text)
-	})
+	return db.saveHandoff(ctx, slug, author, note, edit)
 }
 
 // saveHandoff writes edit(latest) as a new version when it differs.
 func (db *DB) saveHandoff(ctx context.Context, slug, author, note string, edit func(string) (string, error)) (*desk.Handoff, error) {
 	author = cleanActor(author, desk.OwnerActor)
-	note = strings.TrimSpace(note)
-	if len(note) > desk.MaxHandoffNote {
-		return nil, desk.Errorf(desk.Invalid, "note: longer than %d characters", desk.MaxHandoffNote)
+	note, err := desk.NormalizeHandoffNote(note)
+	if err != nil {
+		return nil, err
 	}
 	var out *desk.Handoff
-	err := db.update(ctx, func(tx *Tx) error {
+	err = db.update(ctx, func(tx *Tx) error {
 		p, err := projectBySlug(ctx, tx, slug)
 		if err != nil {
 			return err
@@ -79,18 +76,11 @@ func (db *DB) saveHandoff(ctx context.Context, slug, author, note string, edit f
 		if err != nil {
 			return err
 		}
-		md, err := edit(latest.Markdown)
+		md, changed, err := desk.NextHandoff(latest.Markdown, edit)
 		if err != nil {
 			return err
 		}
-		md = strings.ReplaceAll(md, "\r\n", "\n")
-		if strings.TrimSpace(md) == "" {
-			return desk.Errorf(desk.Invalid, "markdown: the handoff is empty; write its sections (%s)", strings.Join(desk.HandoffSections, ", "))
-		}
-		if len(md) > desk.MaxHandoff {
-			return desk.Errorf(desk.Invalid, "markdown: longer than %d characters", desk.MaxHandoff)
-		}
-		if md == latest.Markdown {
+		if !changed {
 			out = latest
 			return nil
 		}
@@ -149,11 +139,8 @@ func (db *DB) HandoffDiff(ctx context.Context, slug string, from, to int) (*desk
 		if err != nil {
 			return err
 		}
-		if b.Version == 0 {
-			return notFound("%s has no handoff yet", p.Slug)
-		}
-		if from == 0 {
-			from = b.Version - 1
+		if from, _, err = desk.HandoffDiffRange(p.Slug, from, b.Version, b.Version); err != nil {
+			return err
 		}
 		a := &desk.Handoff{}
 		if from > 0 {

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strings"
 
 	"desk"
 )
@@ -56,67 +55,14 @@ func (db *DB) CreateIssue(ctx context.Context, slug string, f desk.IssueFields, 
 	return db.Issue(ctx, key)
 }
 
-// createIssue inserts a new issue with its "created" activity.
+// createIssue inserts a new issue with its "created" activity; the
+// issue's defaults and first status are desk.NewIssue's.
 func (tx *Tx) createIssue(p *projectRow, f desk.IssueFields, author string, agent bool) (*row, error) {
-	str := func(v *string, def string) string {
-		if v == nil {
-			return def
-		}
-		return *v
+	is, detail, err := desk.NewIssue(&p.Project, p.nextNumber, f, author, agent)
+	if err != nil {
+		return nil, err
 	}
-	r := &row{projectID: p.id, prefix: p.Prefix}
-	r.Project = p.Slug
-	r.Title = *f.Title
-	r.Body = str(f.Body, "")
-	def := defaultsFor(agent)
-	r.Kind = str(f.Kind, def.kind)
-	r.Priority = str(f.Priority, "p2")
-	r.Source = str(f.Source, def.source)
-	r.Area = str(f.Area, "")
-	r.ExternalRef = str(f.ExternalRef, "")
-	r.Size = str(f.Size, "")
-	r.Milestone = str(f.Milestone, "")
-	r.Tags = []string{}
-	if f.Tags != nil {
-		r.Tags = *f.Tags
-	}
-	r.Location = f.ApplyLocation(desk.Location{})
-	if r.Location.Seed == nil && f.Seed == nil && p.DefaultSeed != nil && (r.Source == desk.SourceAgent || r.Kind == desk.KindCheck) {
-		// Agent issues and checks land in the owner's default world; game
-		// reports keep what the game sent.
-		r.Location.Seed = p.DefaultSeed
-	}
-	r.ID = desk.IssueKey(p.Prefix, p.nextNumber)
-	r.Number = p.nextNumber
-
-	switch {
-	case f.Status != nil:
-		r.Status = *f.Status
-		if err := desk.CheckStatusChange(author, r.Status); err != nil {
-			return nil, err
-		}
-		if r.Status == desk.StatusToCheck && !desk.IsOwner(author) {
-			if err := desk.HandoverProblem(&r.Issue, &p.Project); err != nil {
-				return nil, err
-			}
-		}
-	case agent && r.Kind == desk.KindCheck:
-		// A check goes to the owner when it can; one he could not reach yet
-		// waits for the agent's own verification instead.
-		r.Status = desk.StatusToCheck
-		if desk.HandoverProblem(&r.Issue, &p.Project) != nil {
-			r.Status = desk.StatusAutoCheck
-		}
-	case agent:
-		r.Status = desk.StatusOpen
-	case r.Kind == desk.KindCheck && r.Source != desk.SourceGame:
-		r.Status = desk.StatusToCheck
-	default:
-		r.Status = desk.StatusReported
-	}
-	if r.Status == desk.StatusToCheck && p.Build != nil {
-		r.Build = p.Build.Ref()
-	}
+	r := &row{Issue: *is, projectID: p.id, prefix: p.Prefix}
 	var closed any
 	if desk.IsDone(r.Status) {
 		closed = tx.ts
@@ -138,10 +84,6 @@ func (tx *Tx) createIssue(p *projectRow, f desk.IssueFields, author string, agen
 		return nil, err
 	}
 	p.nextNumber++
-	detail := map[string]any{"status": r.Status}
-	if r.Build != nil {
-		detail["build"] = r.Build.Label
-	}
 	if _, err := tx.activity(r, author, desk.ActCreated, detail); err != nil {
 		return nil, err
 	}
@@ -151,17 +93,6 @@ func (tx *Tx) createIssue(p *projectRow, f desk.IssueFields, author string, agen
 		}
 	}
 	return r, nil
-}
-
-type issueDefaults struct{ kind, source string }
-
-// defaultsFor gives the kind and source of a new issue: an agent files
-// checks for the owner, everyone else files bugs in their own name.
-func defaultsFor(agent bool) issueDefaults {
-	if agent {
-		return issueDefaults{desk.KindCheck, desk.SourceAgent}
-	}
-	return issueDefaults{desk.KindBug, desk.SourceOwner}
 }
 
 // UpdateIssue changes the given fields of an issue.
@@ -192,67 +123,28 @@ func (db *DB) writeIssue(ctx context.Context, id string, fn func(tx *Tx, r *row)
 }
 
 func (tx *Tx) updateIssue(r *row, f desk.IssueFields, actor string) error {
-	old := r.Issue
-	changes := map[string]any{}
-	var fields []string
-	change := func(name string, from, to any) {
-		fields = append(fields, name)
-		changes[name] = map[string]any{"from": from, "to": to}
+	e, err := desk.EditIssue(&r.Issue, f, actor, func() (bool, error) {
+		var n int
+		err := tx.queryRow(`SELECT count(*) FROM activity WHERE issue_id = ? AND action = 'edited' AND instr(detail, ?) > 0`,
+			r.rowid, desk.OwnerOriginalMarker).Scan(&n)
+		return n > 0, err
+	})
+	if err != nil {
+		return err
 	}
-	setStr := func(name string, dst *string, v *string) {
-		if v != nil && *v != *dst {
-			change(name, *dst, *v)
-			*dst = *v
-		}
-	}
-	setStr("title", &r.Title, f.Title)
-	setStr("body", &r.Body, f.Body)
-	setStr("kind", &r.Kind, f.Kind)
-	setStr("priority", &r.Priority, f.Priority)
-	setStr("area", &r.Area, f.Area)
-	setStr("source", &r.Source, f.Source)
-	setStr("external_ref", &r.ExternalRef, f.ExternalRef)
-	setStr("size", &r.Size, f.Size)
-	setStr("milestone", &r.Milestone, f.Milestone)
-	if f.Tags != nil && strings.Join(*f.Tags, "\x00") != strings.Join(r.Tags, "\x00") {
-		change("tags", r.Tags, *f.Tags)
-		r.Tags = *f.Tags
-	}
-	locChanged := false
-	if f.TouchesLocation() {
-		loc := f.ApplyLocation(r.Location)
-		if jsonText(loc) != jsonText(r.Location) {
-			change("location", r.Location, loc)
-			r.Location = loc
-			locChanged = true
-		}
-	}
-	if len(fields) > 0 {
-		detail := map[string]any{"fields": fields, "changes": changes}
-		if (f.Title != nil || f.Body != nil) && (changes["title"] != nil || changes["body"] != nil) &&
-			!desk.IsOwner(actor) && old.Source == desk.SourceOwner {
-			var n int
-			if err := tx.queryRow(`SELECT count(*) FROM activity WHERE issue_id = ? AND action = 'edited' AND detail LIKE '%"owner_original"%'`, r.rowid).Scan(&n); err != nil {
-				return err
-			}
-			if n == 0 {
-				// The owner's own words stay readable after an agent
-				// clarifies a terse report.
-				detail["owner_original"] = map[string]string{"title": old.Title, "body": old.Body}
-			}
-		}
+	if e.Detail != nil {
 		if _, err := tx.exec(`UPDATE issues SET title = ?, body = ?, kind = ?, priority = ?, area = ?, source = ?,
 			external_ref = ?, size = ?, milestone = ?, tags = ?, updated_at = ? WHERE id = ?`,
 			r.Title, r.Body, r.Kind, r.Priority, r.Area, r.Source, r.ExternalRef, r.Size, r.Milestone,
 			jsonText(r.Tags), tx.ts, r.rowid); err != nil {
 			return err
 		}
-		if locChanged {
+		if e.LocationChanged {
 			if err := tx.saveLocation(r, r.Location); err != nil {
 				return err
 			}
 		}
-		if _, err := tx.activity(r, actor, desk.ActEdited, detail); err != nil {
+		if _, err := tx.activity(r, actor, desk.ActEdited, e.Detail); err != nil {
 			return err
 		}
 	}
@@ -282,8 +174,8 @@ func (tx *Tx) saveLocation(r *row, loc desk.Location) error {
 
 // SetStatus moves an issue to status.
 func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.Issue, error) {
-	status = strings.ToLower(strings.TrimSpace(status))
-	if err := desk.CheckEnum("status", status, desk.Statuses); err != nil {
+	status, err := desk.NormalizeStatus(status)
+	if err != nil {
 		return nil, err
 	}
 	actor = cleanActor(actor, desk.OwnerActor)
@@ -299,51 +191,24 @@ func (db *DB) SetStatus(ctx context.Context, id, status, actor string) (*desk.Is
 	})
 }
 
-// setStatus applies every rule of a status change: only the owner passes;
-// an agent hands over only what the owner can check; reaching to_check
-// stamps the current build; done statuses set closed_at.
+// setStatus moves r to status to under desk.ChangeStatus's rules.
 func (tx *Tx) setStatus(r *row, p *projectRow, to, actor, reason string) error {
-	if err := desk.CheckStatusChange(actor, to); err != nil {
+	detail, err := desk.ChangeStatus(&r.Issue, &p.Project, to, actor, reason, tx.ts)
+	if err != nil {
 		return err
 	}
-	if to == desk.StatusToCheck && !desk.IsOwner(actor) && reason == "" {
-		if err := desk.HandoverProblem(&r.Issue, &p.Project); err != nil {
-			return err
-		}
+	var closed, buildText any
+	if r.ClosedAt != nil {
+		closed = *r.ClosedAt
 	}
-	from := r.Status
-	detail := map[string]any{"from": from, "to": to}
-	if reason != "" {
-		detail["reason"] = reason
-	}
-	var closed any
-	if desk.IsDone(to) {
-		closed = tx.ts
-		if r.ClosedAt != nil && desk.IsDone(from) {
-			closed = *r.ClosedAt
-		}
-	}
-	build := r.Build
-	if to == desk.StatusToCheck && p.Build != nil {
-		build = p.Build.Ref()
-		detail["build"] = build.Label
-	}
-	var buildText any
-	if build != nil {
-		buildText = jsonText(build)
+	if r.Build != nil {
+		buildText = jsonText(r.Build)
 	}
 	if _, err := tx.exec(`UPDATE issues SET status = ?, closed_at = ?, build = ?, updated_at = ? WHERE id = ?`,
 		to, closed, buildText, tx.ts, r.rowid); err != nil {
 		return err
 	}
-	r.Status, r.Build = to, build
-	if closed != nil {
-		s := closed.(string)
-		r.ClosedAt = &s
-	} else {
-		r.ClosedAt = nil
-	}
-	_, err := tx.activity(r, actor, desk.ActStatus, detail)
+	_, err = tx.activity(r, actor, desk.ActStatus, detail)
 	return err
 }
 
@@ -615,14 +480,5 @@ func readRelations(ctx context.Context, q queryer, r *row) (children []desk.Chil
 	return children, merged, parent, nil
 }
 
-// cleanActor trims an actor name, caps its length and falls back to def.
-func cleanActor(actor, def string) string {
-	actor = desk.CollapseSpace(actor)
-	if actor == "" {
-		return def
-	}
-	if len(actor) > desk.MaxAuthor {
-		actor = actor[:desk.MaxAuthor]
-	}
-	return actor
-}
+// cleanActor is desk.CleanActor.
+func cleanActor(actor, def string) string { return desk.CleanActor(actor, def) }

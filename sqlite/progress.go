@@ -29,12 +29,10 @@ func (db *DB) Progress(ctx context.Context, id string, n int, p *desk.StepPatch,
 	if len(text) > desk.MaxCommentText {
 		return nil, desk.Errorf(desk.Invalid, "text: longer than %d characters", desk.MaxCommentText)
 	}
-	if p != nil && p.State != nil {
-		s := strings.ToLower(strings.TrimSpace(*p.State))
-		if err := desk.CheckEnum("state", s, desk.StepStates); err != nil {
+	if p != nil {
+		if err := desk.NormalizeStepPatch(p); err != nil {
 			return nil, err
 		}
-		p.State = &s
 	}
 	res := &ProgressResult{}
 	err := db.update(ctx, func(tx *Tx) error {

@@ -15,8 +15,8 @@ import (
 
 // Search modes reported in a list's search info.
 const (
-	searchRanked    = "ranked"
-	searchSubstring = "substring"
+	searchRanked    = desk.SearchRanked
+	searchSubstring = desk.SearchSubstring
 )
 
 // searchResult is the set of issues a search text matches, with a score
@@ -35,32 +35,26 @@ type searchResult struct {
 	adjacent map[int64]bool
 }
 
-// Fields a ranked match can name, best first.
+// Fields a ranked match can name, and the ranking's weights: the domain's
+// (see desk.TermScore).
 const (
-	fieldTitle = iota + 1
-	fieldDetails
-	fieldBody
-	fieldComments
+	fieldTitle    = desk.FieldTitle
+	fieldDetails  = desk.FieldDetails
+	fieldBody     = desk.FieldBody
+	fieldComments = desk.FieldComments
+
+	weightTitle          = desk.SearchWeightTitle
+	weightDetails        = desk.SearchWeightDetails
+	weightBody           = desk.SearchWeightBody
+	weightComments       = desk.SearchWeightComments
+	weightExtraField     = desk.SearchWeightExtraField
+	weightPerComment     = desk.SearchWeightPerComment
+	bonusAllInTitle      = desk.SearchBonusAllInTitle
+	bonusAdjacent        = desk.SearchBonusAdjacent
+	bonusAdjacentComment = desk.SearchBonusAdjacentComment
 )
 
-var fieldNames = [...]string{fieldTitle: "title", fieldDetails: "details", fieldBody: "body", fieldComments: "comments"}
-
-// The ranking: each word scores by the best field it stands in (the title
-// counts most, then the details, the body, and comments least), a little
-// more for standing in several fields or many comments; every word in the
-// title beats any spread of words, and words side by side beat words
-// apart. Equal scores fall back to the most recently updated.
-const (
-	weightTitle          = 10.0
-	weightDetails        = 4.0
-	weightBody           = 2.0
-	weightComments       = 1.0
-	weightExtraField     = 0.5
-	weightPerComment     = 0.1
-	bonusAllInTitle      = 200.0
-	bonusAdjacent        = 100.0
-	bonusAdjacentComment = 20.0
-)
+var fieldNames = desk.SearchFieldNames
 
 // search finds the issues among heads that the terms match: whole words
 // first, then prefixes (both ranked), then plain substrings (unranked). A
@@ -606,13 +600,13 @@ func (db *DB) excerpts(ctx context.Context, tx queryer, sr *searchResult, page m
 		case fieldTitle:
 			text = is.Title
 		case fieldDetails:
-			text = detailsText(is)
+			text = desk.DetailsText(is)
 		case fieldBody:
 			text = bodyText[id]
 		case fieldComments:
 			text = commentText[id]
 		}
-		m := desk.Match{Field: fieldNames[f], Excerpt: excerpt(text, sr.terms, sr.prefix)}
+		m := desk.Match{Field: fieldNames[f], Excerpt: desk.Excerpt(text, sr.terms, sr.prefix)}
 		is.Match = &m
 		rows[id].cache.excerpt.Store(&cachedExcerpt{key: key(id), match: m})
 	}

@@ -1,19 +1,18 @@
-package sqlite
+package desk
 
 import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"desk"
 )
 
-// excerptWords is how many words an excerpt shows around its match.
-const excerptWords = 12
+// ExcerptWords is how many words an excerpt shows around its match.
+const ExcerptWords = 12
 
-// detailsText renders an issue's details field the way the search index
-// holds it (see detailsExpr).
-func detailsText(is *desk.Issue) string {
+// DetailsText renders an issue's details, the search field that holds its
+// id, area, tags, reference, milestone, place and commands, as every
+// store's index holds it.
+func DetailsText(is *Issue) string {
 	parts := []string{is.ID}
 	add := func(s string) {
 		if s != "" {
@@ -57,22 +56,22 @@ func tokens(text string, fn func(token) bool) {
 	}
 }
 
-// excerpt returns about a dozen words of text around the first place a term
+// Excerpt returns about a dozen words of text around the first place a term
 // matches, marked with "…" where it was cut. It reads the text only up to
 // a few words past the match.
-func excerpt(text string, terms []desk.SearchTerm, prefix bool) string {
+func Excerpt(text string, terms []SearchTerm, prefix bool) string {
 	longest := 1
 	for _, t := range terms {
 		longest = max(longest, len(t.Words))
 	}
-	const before = excerptWords / 3
+	const before = ExcerptWords / 3
 	var toks []token // the words read so far, kept from a few before the match
 	at, after := -1, 0
 	tokens(text, func(tk token) bool {
 		toks = append(toks, tk)
 		if at >= 0 {
 			after++
-			return after < excerptWords
+			return after < ExcerptWords
 		}
 		// A term ending at the newest word starts longest-1 words back at most.
 		for back := 0; back < longest && back < len(toks); back++ {
@@ -85,17 +84,17 @@ func excerpt(text string, terms []desk.SearchTerm, prefix bool) string {
 		}
 		if at >= 0 {
 			after = len(toks) - 1 - at
-			return after < excerptWords
+			return after < ExcerptWords
 		}
-		if len(toks) > 4*(excerptWords+longest) {
+		if len(toks) > 4*(ExcerptWords+longest) {
 			// Only the last words can still be shown: keep enough to fill
 			// the window backwards when the match comes last.
-			toks = append(toks[:0], toks[len(toks)-excerptWords-longest:]...)
+			toks = append(toks[:0], toks[len(toks)-ExcerptWords-longest:]...)
 		}
 		return true
 	})
 	if len(toks) == 0 {
-		return clip(strings.Join(strings.Fields(text), " "), 160)
+		return clipText(strings.Join(strings.Fields(text), " "), 160)
 	}
 	if at < 0 {
 		at = 0
@@ -103,12 +102,12 @@ func excerpt(text string, terms []desk.SearchTerm, prefix bool) string {
 			// No word matched where the index did (a stemming difference):
 			// show the text's beginning.
 			toks = nil
-			tokens(text, func(tk token) bool { toks = append(toks, tk); return len(toks) < excerptWords })
+			tokens(text, func(tk token) bool { toks = append(toks, tk); return len(toks) < ExcerptWords })
 		}
 	}
 	from := max(0, at-before)
-	to := min(len(toks), from+excerptWords)
-	from = max(0, to-excerptWords)
+	to := min(len(toks), from+ExcerptWords)
+	from = max(0, to-ExcerptWords)
 	out := strings.Join(strings.Fields(text[toks[from].start:toks[to-1].end]), " ")
 	if toks[from].start > 0 {
 		out = "…" + out
@@ -116,11 +115,11 @@ func excerpt(text string, terms []desk.SearchTerm, prefix bool) string {
 	if toks[to-1].end < len(strings.TrimRightFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })) {
 		out += "…"
 	}
-	return clip(out, 240)
+	return clipText(out, 240)
 }
 
 // matchesAt reports whether term t's words stand at token i onwards.
-func matchesAt(toks []token, i int, t desk.SearchTerm, prefix bool) bool {
+func matchesAt(toks []token, i int, t SearchTerm, prefix bool) bool {
 	if i+len(t.Words) > len(toks) {
 		return false
 	}
@@ -140,13 +139,13 @@ func wordMatches(tok, w string, prefix bool) bool {
 	if prefix || tok == w {
 		return strings.HasPrefix(tok, w)
 	}
-	st, sw := stem(tok), stem(w)
+	st, sw := excerptStem(tok), excerptStem(w)
 	return st == sw || strings.HasPrefix(tok, sw) && len(sw) >= 3
 }
 
-// stem strips the commonest English endings; it only places excerpts, so
+// excerptStem strips the commonest English endings; it only places excerpts, so
 // it need not be the index's full stemmer.
-func stem(w string) string {
+func excerptStem(w string) string {
 	for _, suf := range []string{"ing", "ies", "ied", "es", "ed", "ly", "s"} {
 		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
 			return strings.TrimSuffix(w, suf)
@@ -155,7 +154,7 @@ func stem(w string) string {
 	return w
 }
 
-func clip(s string, n int) string {
+func clipText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -6,12 +6,11 @@ import (
 	"testing"
 
 	"desk"
-	"desk/sqlite"
 )
 
-func searchDesk(t *testing.T) *searchDB {
+func searchDesk(t *testing.T, be *Backend) *searchDB {
 	t.Helper()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	ctx := context.Background()
 	MustIssue(t, db, desk.IssueFields{Title: ptr("Harbor crane is floating"), Body: ptr("The lava near the dock glows")}, "owner")                   // MG-1 body hit
@@ -24,7 +23,7 @@ func searchDesk(t *testing.T) *searchDB {
 	return &searchDB{db}
 }
 
-type searchDB struct{ *sqlite.DB }
+type searchDB struct{ Store }
 
 func (s *searchDB) q(t *testing.T, f desk.IssueFilter) *desk.IssueList {
 	t.Helper()
@@ -35,8 +34,8 @@ func (s *searchDB) q(t *testing.T, f desk.IssueFilter) *desk.IssueList {
 	return l
 }
 
-func TestSearchRanksTitleBodyComments(t *testing.T) {
-	s := searchDesk(t)
+func testSearchRanksTitleBodyComments(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	l := s.q(t, desk.IssueFilter{Q: "lava"})
 	if l.Search == nil || l.Search.Mode != "ranked" {
 		t.Fatalf("mode %+v", l.Search)
@@ -57,8 +56,8 @@ func TestSearchRanksTitleBodyComments(t *testing.T) {
 	}
 }
 
-func TestSearchWordsSideBySideRankHigher(t *testing.T) {
-	s := searchDesk(t)
+func testSearchWordsSideBySideRankHigher(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	got := ids(s.q(t, desk.IssueFilter{Q: "lava tips"}))
 	// MG-2 has both in the title; MG-6 side by side in the body; MG-4 apart.
 	if len(got) != 3 || got[0] != "MG-2" || got[1] != "MG-6" || got[2] != "MG-4" {
@@ -66,8 +65,8 @@ func TestSearchWordsSideBySideRankHigher(t *testing.T) {
 	}
 }
 
-func TestSearchModes(t *testing.T) {
-	s := searchDesk(t)
+func testSearchModes(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	cases := []struct {
 		q, mode string
 		want    []string
@@ -100,8 +99,8 @@ func TestSearchModes(t *testing.T) {
 	}
 }
 
-func TestSearchFallsThroughWhenFiltersLeaveNothing(t *testing.T) {
-	s := searchDesk(t)
+func testSearchFallsThroughWhenFiltersLeaveNothing(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	// "save" ranks only in MG-5's area; with area terrain nothing ranks,
 	// so prefixes and then substrings are tried.
 	l := s.q(t, desk.IssueFilter{Q: "lava", Area: []string{"save"}})
@@ -114,16 +113,16 @@ func TestSearchFallsThroughWhenFiltersLeaveNothing(t *testing.T) {
 	}
 }
 
-func TestSearchBoostArea(t *testing.T) {
-	s := searchDesk(t)
+func testSearchBoostArea(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	got := ids(s.q(t, desk.IssueFilter{Q: "lava", BoostArea: "rendering"}))
 	if got[0] != "MG-3" {
 		t.Fatalf("boosted area not first: %v", got)
 	}
 }
 
-func TestSearchFollowsEdits(t *testing.T) {
-	s := searchDesk(t)
+func testSearchFollowsEdits(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	ctx := context.Background()
 	if _, err := s.UpdateIssue(ctx, "MG-5", desk.IssueFields{Title: ptr("Quantum saving")}, "owner"); err != nil {
 		t.Fatal(err)
@@ -147,8 +146,8 @@ func TestSearchFollowsEdits(t *testing.T) {
 
 // TestExcerptsFollowTheQuery searches the same rows for other words: each
 // search's excerpts are its own, however often the rows are read.
-func TestExcerptsFollowTheQuery(t *testing.T) {
-	s := searchDesk(t)
+func testExcerptsFollowTheQuery(t *testing.T, be *Backend) {
+	s := searchDesk(t, be)
 	for i := 0; i < 2; i++ {
 		for q, want := range map[string]string{"harbor": "Harbor crane", "dock": "near the dock", "glows": "dock glows"} {
 			l := s.q(t, desk.IssueFilter{Q: q})

@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -12,9 +12,9 @@ import (
 
 // Every sort, paged, gives the order its definition gives, computed here
 // from the issues' own fields.
-func TestEverySortMatchesItsDefinition(t *testing.T) {
+func testEverySortMatchesItsDefinition(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	r := rand.New(rand.NewPCG(11, 12))
 	pick := func(list []string) string { return list[r.IntN(len(list))] }
@@ -23,7 +23,7 @@ func TestEverySortMatchesItsDefinition(t *testing.T) {
 	for i := 0; i < 60; i++ {
 		// Few distinct times, so that many ties fall to the number.
 		at := day0.Add(time.Duration(r.IntN(6)) * time.Hour)
-		db.Now = func() time.Time { return at }
+		be.SetClock(db, func() time.Time { return at })
 		f := desk.IssueFields{Title: ptr("issue"), Status: ptr(pick(statuses)), Priority: ptr(pick(desk.Priorities)),
 			Size: ptr(pick([]string{"", "S", "M", "L"})), Area: ptr(pick([]string{"", "terrain", "Terrain", "ui", "Audio", "audio"}))}
 		MustIssue(t, db, f, "owner")

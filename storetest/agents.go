@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"desk"
 	"desk/agent"
-	"desk/sqlite"
 )
 
 var agentT0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -20,14 +19,14 @@ func agentSession(id, state string, at time.Time) agent.Session {
 	}
 }
 
-func agentEvent(session string, kind agent.Kind, at time.Time) sqlite.AgentEvent {
-	return sqlite.AgentEvent{Session: session, Event: agent.Event{
+func agentEvent(session string, kind agent.Kind, at time.Time) agent.StoredEvent {
+	return agent.StoredEvent{Session: session, Event: agent.Event{
 		Client: "claude", Session: session, Kind: kind, Time: at, Source: agent.SourceHook,
 		Raw: []byte(`{"hook_event_name":"x"}`),
 	}}
 }
 
-func mustStartAgents(t *testing.T, db *sqlite.DB) int64 {
+func mustStartAgents(t *testing.T, db Store) int64 {
 	t.Helper()
 	gen, err := db.StartAgents(context.Background())
 	if err != nil {
@@ -36,7 +35,7 @@ func mustStartAgents(t *testing.T, db *sqlite.DB) int64 {
 	return gen
 }
 
-func agentChanges(t *testing.T, db *sqlite.DB, after int64) []*desk.Change {
+func agentChanges(t *testing.T, db Store, after int64) []*desk.Change {
 	t.Helper()
 	all, err := db.Changes(context.Background(), desk.ChangeFilter{After: after})
 	if err != nil {
@@ -51,16 +50,16 @@ func agentChanges(t *testing.T, db *sqlite.DB, after int64) []*desk.Change {
 	return out
 }
 
-func TestAgentBatchRoundTripsThroughLoadAgents(t *testing.T) {
+func testAgentBatchRoundTripsThroughLoadAgents(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	gen := mustStartAgents(t, db)
 	s := agentSession("s1", "working", agentT0)
 	s.Activity = &agent.Activity{Kind: agent.ActivityEditing, Label: "Editing store.go", Tool: "Edit", Since: agentT0}
 	s.Aliases = []string{"s0"}
-	err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen,
+	err := db.SaveAgents(ctx, agent.Batch{Generation: gen,
 		Sessions: []agent.Session{s},
-		Events:   []sqlite.AgentEvent{agentEvent("s1", agent.KindPrompt, agentT0), agentEvent("s1", agent.KindToolStart, agentT0.Add(time.Second))},
+		Events:   []agent.StoredEvent{agentEvent("s1", agent.KindPrompt, agentT0), agentEvent("s1", agent.KindToolStart, agentT0.Add(time.Second))},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -89,17 +88,17 @@ func TestAgentBatchRoundTripsThroughLoadAgents(t *testing.T) {
 	}
 }
 
-func TestSaveAgentsAppendsOneFeedRowPerSession(t *testing.T) {
+func testSaveAgentsAppendsOneFeedRowPerSession(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	gen := mustStartAgents(t, db)
 	last, _ := db.LastSeq(ctx)
 	a1 := agentSession("a", "working", agentT0)
 	a2 := agentSession("a", "done", agentT0.Add(time.Second))
 	b := agentSession("b", "waiting_input", agentT0)
 	b.Project = ""
-	err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{a1, b, a2},
-		Events: []sqlite.AgentEvent{agentEvent("a", agent.KindPrompt, agentT0), agentEvent("a", agent.KindStop, agentT0), agentEvent("b", agent.KindSessionStart, agentT0)}})
+	err := db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{a1, b, a2},
+		Events: []agent.StoredEvent{agentEvent("a", agent.KindPrompt, agentT0), agentEvent("a", agent.KindStop, agentT0), agentEvent("b", agent.KindSessionStart, agentT0)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,9 +122,9 @@ func TestSaveAgentsAppendsOneFeedRowPerSession(t *testing.T) {
 
 // A server that outlived a newer server's start must not overwrite what the
 // newer one tracks.
-func TestSaveAgentsRefusesAnOlderGeneration(t *testing.T) {
+func testSaveAgentsRefusesAnOlderGeneration(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	old := mustStartAgents(t, db)
 	cur := mustStartAgents(t, db)
 	if cur != old+1 {
@@ -134,24 +133,24 @@ func TestSaveAgentsRefusesAnOlderGeneration(t *testing.T) {
 	if g, err := db.AgentGeneration(ctx); err != nil || g != cur {
 		t.Fatalf("AgentGeneration = %d, %v; want %d", g, err, cur)
 	}
-	err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: old, Sessions: []agent.Session{agentSession("s", "working", agentT0)}})
+	err := db.SaveAgents(ctx, agent.Batch{Generation: old, Sessions: []agent.Session{agentSession("s", "working", agentT0)}})
 	wantCode(t, err, desk.Conflict)
 	if got, _ := db.LoadAgents(ctx, agentT0, 10); len(got) != 0 {
 		t.Errorf("a refused batch left %d sessions", len(got))
 	}
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: cur, Sessions: []agent.Session{agentSession("s", "working", agentT0)}}); err != nil {
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: cur, Sessions: []agent.Session{agentSession("s", "working", agentT0)}}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func TestAgentEventsAreTrimmedToTheLatest(t *testing.T) {
+func testAgentEventsAreTrimmedToTheLatest(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	gen := mustStartAgents(t, db)
 	s := agentSession("s", "working", agentT0)
 	for batch := 0; batch < 3; batch++ {
-		b := sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{s}}
-		for i := 0; i < sqlite.AgentEventsKept; i++ {
+		b := agent.Batch{Generation: gen, Sessions: []agent.Session{s}}
+		for i := 0; i < agent.EventsKept; i++ {
 			e := agentEvent("s", agent.KindToolProgress, agentT0.Add(time.Duration(batch*1000+i)*time.Millisecond))
 			e.Event.Message = fmt.Sprint(batch*1000 + i)
 			b.Events = append(b.Events, e)
@@ -167,22 +166,22 @@ func TestAgentEventsAreTrimmedToTheLatest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != sqlite.AgentEventsKept || evs[0].Message != "2000" || evs[len(evs)-1].Message != fmt.Sprint(2000+sqlite.AgentEventsKept-1) {
-		t.Errorf("kept %d events from %s to %s, want the last %d", len(evs), evs[0].Message, evs[len(evs)-1].Message, sqlite.AgentEventsKept)
+	if len(evs) != agent.EventsKept || evs[0].Message != "2000" || evs[len(evs)-1].Message != fmt.Sprint(2000+agent.EventsKept-1) {
+		t.Errorf("kept %d events from %s to %s, want the last %d", len(evs), evs[0].Message, evs[len(evs)-1].Message, agent.EventsKept)
 	}
 }
 
 // A /clear seen out of order folds one record into another: its events and
 // issues move to the survivor and the feed says it went.
-func TestSaveAgentsMergesARecordIntoItsSurvivor(t *testing.T) {
+func testSaveAgentsMergesARecordIntoItsSurvivor(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("a bug")}, "owner")
 	gen := mustStartAgents(t, db)
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen,
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen,
 		Sessions: []agent.Session{agentSession("old", "waiting_input", agentT0), agentSession("new", "working", agentT0)},
-		Events:   []sqlite.AgentEvent{agentEvent("new", agent.KindPrompt, agentT0)}}); err != nil {
+		Events:   []agent.StoredEvent{agentEvent("new", agent.KindPrompt, agentT0)}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.AgentTouched(ctx, "claude", "new", "/src/game", is.ID); err != nil {
@@ -191,8 +190,8 @@ func TestSaveAgentsMergesARecordIntoItsSurvivor(t *testing.T) {
 	last, _ := db.LastSeq(ctx)
 	survivor := agentSession("old", "working", agentT0.Add(time.Second))
 	survivor.ProviderID, survivor.Aliases = "new", []string{"old"}
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{survivor},
-		Merged: []sqlite.AgentMerge{{From: "new", Into: "old"}}}); err != nil {
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{survivor},
+		Merged: []agent.Merge{{From: "new", Into: "old"}}}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := db.LoadAgents(ctx, agentT0, 10)
@@ -213,15 +212,15 @@ func TestSaveAgentsMergesARecordIntoItsSurvivor(t *testing.T) {
 	}
 }
 
-func TestAgentTouchedMatchesByProviderIDOrWaitsForTheServer(t *testing.T) {
+func testAgentTouchedMatchesByProviderIDOrWaitsForTheServer(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("a bug")}, "owner")
 	gen := mustStartAgents(t, db)
 	s := agentSession("rec", "working", agentT0)
 	s.ProviderID, s.Aliases = "p2", []string{"p1"}
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{s}}); err != nil {
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{s}}); err != nil {
 		t.Fatal(err)
 	}
 	last, _ := db.LastSeq(ctx)
@@ -250,7 +249,7 @@ func TestAgentTouchedMatchesByProviderIDOrWaitsForTheServer(t *testing.T) {
 	if err != nil || len(open) != 1 || open[0].Client != "codex" || open[0].Session != "" {
 		t.Fatalf("unmatched = %+v, %v", open, err)
 	}
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Matched: []sqlite.AgentMatch{{Touch: open[0].ID, Session: "rec"}}}); err != nil {
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen, Matched: []agent.Match{{Touch: open[0].ID, Session: "rec"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if open, _ := db.UnmatchedAgentTouches(ctx, agentT0); len(open) != 0 {
@@ -262,9 +261,9 @@ func TestAgentTouchedMatchesByProviderIDOrWaitsForTheServer(t *testing.T) {
 	}
 }
 
-func TestAgentTouchedRefusesWhatItCannotPlace(t *testing.T) {
+func testAgentTouchedRefusesWhatItCannotPlace(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	wantCode(t, db.AgentTouched(ctx, "claude", "p", "/x", "MG-99"), desk.NotFound)
 	wantCode(t, db.AgentTouched(ctx, "claude", "p", "/x", " "), desk.Invalid)
@@ -272,14 +271,14 @@ func TestAgentTouchedRefusesWhatItCannotPlace(t *testing.T) {
 	wantCode(t, db.AgentTouched(ctx, "claude", "", "", "MG-1"), desk.Invalid)
 }
 
-func TestAgentLastSeenCountsHookEventsPerClient(t *testing.T) {
+func testAgentLastSeenCountsHookEventsPerClient(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	gen := mustStartAgents(t, db)
 	tr := agentEvent("s", agent.KindMessage, agentT0.Add(time.Hour))
 	tr.Event.Source = agent.SourceTranscript
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{agentSession("s", "working", agentT0)},
-		Events: []sqlite.AgentEvent{agentEvent("s", agent.KindPrompt, agentT0), agentEvent("s", agent.KindStop, agentT0.Add(time.Minute)), tr}}); err != nil {
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{agentSession("s", "working", agentT0)},
+		Events: []agent.StoredEvent{agentEvent("s", agent.KindPrompt, agentT0), agentEvent("s", agent.KindStop, agentT0.Add(time.Minute)), tr}}); err != nil {
 		t.Fatal(err)
 	}
 	seen, err := db.AgentLastSeen(ctx)
@@ -291,13 +290,13 @@ func TestAgentLastSeenCountsHookEventsPerClient(t *testing.T) {
 	}
 }
 
-func TestPruneAgentsDropsOldSessionsWithTheirRows(t *testing.T) {
+func testPruneAgentsDropsOldSessionsWithTheirRows(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	gen := mustStartAgents(t, db)
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen,
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen,
 		Sessions: []agent.Session{agentSession("old", "ended", agentT0), agentSession("new", "working", agentT0.Add(48*time.Hour))},
-		Events:   []sqlite.AgentEvent{agentEvent("old", agent.KindSessionEnd, agentT0)}}); err != nil {
+		Events:   []agent.StoredEvent{agentEvent("old", agent.KindSessionEnd, agentT0)}}); err != nil {
 		t.Fatal(err)
 	}
 	n, err := db.PruneAgents(ctx, agentT0.Add(24*time.Hour))
@@ -314,16 +313,16 @@ func TestPruneAgentsDropsOldSessionsWithTheirRows(t *testing.T) {
 }
 
 // The feed keeps its other rows, and its recent agent rows.
-func TestPruneAgentsTrimsOldAgentFeedRows(t *testing.T) {
+func testPruneAgentsTrimsOldAgentFeedRows(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	clock := agentT0
-	db.Now = func() time.Time { return clock }
+	be.SetClock(db, func() time.Time { return clock })
 	MustProject(t, db)
 	gen := mustStartAgents(t, db)
-	db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{agentSession("old", "working", agentT0)}})
+	db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{agentSession("old", "working", agentT0)}})
 	clock = agentT0.Add(48 * time.Hour)
-	db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{agentSession("new", "working", clock)}})
+	db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{agentSession("new", "working", clock)}})
 	before := agentChanges(t, db, 0)
 	if _, err := db.PruneAgents(ctx, agentT0.Add(24*time.Hour)); err != nil {
 		t.Fatal(err)
@@ -340,11 +339,11 @@ func TestPruneAgentsTrimsOldAgentFeedRows(t *testing.T) {
 
 // A starting server restores the sessions heard from lately, whatever
 // their state.
-func TestLoadAgentsLeavesOutSessionsLongSilent(t *testing.T) {
+func testLoadAgentsLeavesOutSessionsLongSilent(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	gen := mustStartAgents(t, db)
-	if err := db.SaveAgents(ctx, sqlite.AgentBatch{Generation: gen, Sessions: []agent.Session{
+	if err := db.SaveAgents(ctx, agent.Batch{Generation: gen, Sessions: []agent.Session{
 		agentSession("ended-long-ago", "ended", agentT0),
 		agentSession("working-long-ago", "working", agentT0),
 		agentSession("ended-now", "ended", agentT0.Add(2*time.Hour)),

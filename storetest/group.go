@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"desk"
 )
 
-func TestParents(t *testing.T) {
+func testParents(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	a := MustIssue(t, db, desk.IssueFields{Title: ptr("epic")}, "owner")
 	b := MustIssue(t, db, desk.IssueFields{Title: ptr("part one")}, "owner")
@@ -54,9 +54,9 @@ func TestParents(t *testing.T) {
 	})
 }
 
-func TestMergeAndUnmerge(t *testing.T) {
+func testMergeAndUnmerge(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	target := MustIssue(t, db, desk.IssueFields{Title: ptr("Lava tips square")}, "owner")
 	src := MustIssue(t, db, desk.IssueFields{Title: ptr("Square lava"), Status: ptr("open"), Command: ptr("/goto 1")}, "game")
@@ -121,9 +121,9 @@ func TestMergeAndUnmerge(t *testing.T) {
 	})
 }
 
-func TestSuggestGroups(t *testing.T) {
+func testSuggestGroups(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	MustIssue(t, db, desk.IssueFields{Title: ptr("Lava flow tips are square")}, "owner")
 	MustIssue(t, db, desk.IssueFields{Title: ptr("Square tips on lava flows")}, "game")

@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 	"desk"
 )
 
-func TestComments(t *testing.T) {
+func testComments(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("tips"), Status: ptr("to_check")}, "owner")
 	t.Run("VerdictMovesStatus", func(t *testing.T) {
@@ -54,10 +54,10 @@ func TestComments(t *testing.T) {
 	})
 }
 
-func TestAttachments(t *testing.T) {
+func testAttachments(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
-	db.Now = fixedClock(time.Date(2026, 9, 30, 12, 0, 0, 0, time.UTC))
+	db := be.Open(t)
+	be.SetClock(db, fixedClock(time.Date(2026, 9, 30, 12, 0, 0, 0, time.UTC)))
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("shots")}, "owner")
 	t.Run("ImageTypeComesFromTheBytes", func(t *testing.T) {
@@ -134,8 +134,8 @@ func TestAttachments(t *testing.T) {
 
 // AddComment answers with the comment and the issue from the transaction
 // that wrote them; they must be what a later read gives.
-func TestAddCommentAnswersWhatIsStored(t *testing.T) {
-	db, mk := ownerEventsFixture(t)
+func testAddCommentAnswersWhatIsStored(t *testing.T, be *Backend) {
+	db, mk := twoProjects(t, be)
 	ctx := context.Background()
 	id := mk("Broken bridge", "check", "agent", "agent")
 	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 16)...)

@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -19,9 +19,9 @@ func ids(l *desk.IssueList) []string {
 	return out
 }
 
-func TestListFacetsIgnoreTheirOwnFilter(t *testing.T) {
+func testListFacetsIgnoreTheirOwnFilter(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	MustIssue(t, db, desk.IssueFields{Title: ptr("a"), Status: ptr("open"), Priority: ptr("p1"), Area: ptr("Terrain"), Size: ptr("S"), Milestone: ptr("Beta")}, "owner")
 	MustIssue(t, db, desk.IssueFields{Title: ptr("b"), Status: ptr("closed"), Priority: ptr("p1"), Area: ptr("terrain"), Seed: seedPtr(42)}, "owner")
@@ -64,10 +64,10 @@ func TestListFacetsIgnoreTheirOwnFilter(t *testing.T) {
 
 func seedPtr(n int64) **int64 { p := &n; return &p }
 
-func TestListSortsAndPagesMatchIndependentKeys(t *testing.T) {
+func testListSortsAndPagesMatchIndependentKeys(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
-	db.Now = fixedClock(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC))
+	db := be.Open(t)
+	be.SetClock(db, fixedClock(time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)))
 	MustProject(t, db)
 	statuses := desk.Statuses
 	sizes := []string{"S", "M", "L", ""}
@@ -145,9 +145,9 @@ func TestListSortsAndPagesMatchIndependentKeys(t *testing.T) {
 	}
 }
 
-func TestListSummaryKeepsMetadata(t *testing.T) {
+func testListSummaryKeepsMetadata(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("x"), Body: ptr("long body")}, "owner")
 	db.SetPlan(ctx, is.ID, []desk.Step{{Text: "a", State: "done"}, {Text: "b"}}, nil, "owner")
@@ -165,9 +165,9 @@ func TestListSummaryKeepsMetadata(t *testing.T) {
 	}
 }
 
-func TestListErrors(t *testing.T) {
+func testListErrors(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	for name, f := range map[string]desk.IssueFilter{
 		"ErrStatus": {Status: []string{"done"}}, "ErrSort": {Sort: "random"}, "ErrSize": {Size: []string{"XL"}},
@@ -183,9 +183,9 @@ func TestListErrors(t *testing.T) {
 }
 
 // A title holding the index's field separator still lists right.
-func TestListRowWithSeparatorInTitle(t *testing.T) {
+func testListRowWithSeparatorInTitle(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	MustIssue(t, db, desk.IssueFields{Title: ptr("odd\x1ftitle"), Area: ptr("a\x1fb"), Tags: &[]string{"t"}}, "owner")
 	MustIssue(t, db, desk.IssueFields{Title: ptr("plain"), Tags: &[]string{"t"}}, "owner")

@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"desk"
 )
 
-func TestPlans(t *testing.T) {
+func testPlans(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	is := MustIssue(t, db, desk.IssueFields{Title: ptr("tips"), Status: ptr("open")}, "owner")
 	d, err := db.SetPlan(ctx, is.ID, []desk.Step{{Text: "Round the tips"}, {Text: "Clamp to ground"}}, ptr("stage shot 12"), "claude")

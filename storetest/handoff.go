@@ -1,4 +1,4 @@
-package sqlite_test
+package storetest
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"desk"
 )
 
-func TestHandoff(t *testing.T) {
+func testHandoff(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	h, err := db.Handoff(ctx, "mygame", 0)
 	if err != nil || h.Version != 0 || h.Versions != 0 {
@@ -54,9 +54,9 @@ func TestHandoff(t *testing.T) {
 	})
 }
 
-func TestBuilds(t *testing.T) {
+func testBuilds(t *testing.T, be *Backend) {
 	ctx := context.Background()
-	db := MustOpen(t)
+	db := be.Open(t)
 	MustProject(t, db)
 	waiting := MustIssue(t, db, desk.IssueFields{Title: ptr("check me"), Status: ptr("to_check"), Command: ptr("/goto 1")}, "owner")
 	MustIssue(t, db, desk.IssueFields{Title: ptr("open one")}, "owner")

@@ -305,3 +305,52 @@ func ListIssues(project string, all []*Issue, f *IssueFilter, hits *SearchHits) 
 	}
 	return l
 }
+
+// ProjectOverview counts what a project's overview shows of its issues
+// (all of them, merged ones included): the unmerged ones by status (every
+// status present, at zero when none), their areas and tags, most used
+// first (spellings that differ only in case count as one, under the first
+// in byte order), and the time of the last change of any issue.
+func ProjectOverview(issues []*Issue) (counts map[string]int, areas, tags []string, lastIssue string) {
+	counts = NewCounts().Status
+	type tally struct {
+		name string
+		n    int
+	}
+	areaN, tagN := map[string]*tally{}, map[string]*tally{}
+	add := func(m map[string]*tally, v string) {
+		k := strings.ToLower(v)
+		if t := m[k]; t != nil {
+			t.n++
+			t.name = min(t.name, v)
+			return
+		}
+		m[k] = &tally{v, 1}
+	}
+	for _, is := range issues {
+		lastIssue = max(lastIssue, is.UpdatedAt)
+		if is.MergedInto != nil {
+			continue
+		}
+		counts[is.Status]++
+		if is.Area != "" {
+			add(areaN, is.Area)
+		}
+		for _, t := range is.Tags {
+			add(tagN, t)
+		}
+	}
+	ranked := func(m map[string]*tally) []string {
+		ts := make([]*tally, 0, len(m))
+		for _, t := range m {
+			ts = append(ts, t)
+		}
+		slices.SortFunc(ts, func(a, b *tally) int { return cmp.Or(cmp.Compare(b.n, a.n), strings.Compare(a.name, b.name)) })
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t.name
+		}
+		return out
+	}
+	return counts, ranked(areaN), ranked(tagN), lastIssue
+}

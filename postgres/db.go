@@ -1,0 +1,226 @@
+// Package postgres is desk's team store: every record the embedded desk
+// keeps (projects, issues, comments, files' descriptions, timelines,
+// plans, handoffs, builds, the game command queue, agent sessions and the
+// change feed) in one PostgreSQL database that any number of desk servers
+// share, through pgx.
+//
+// It implements the same services as package sqlite under the same rules
+// (those live in package desk) and passes the same test suite (package
+// storetest). Writes take one lock of the database for their transaction,
+// as the embedded store's writes take SQLite's, so the change feed grows
+// in commit order and every reader that resumes after a position misses
+// nothing; replicas hear of each other's writes through LISTEN/NOTIFY,
+// and the feed table stays the truth when a notification is missed.
+// Attachments' bytes go to a desk.Blobs (a folder, or S3), written before
+// the row that names them.
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"desk"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Options configure Open.
+type Options struct {
+	// Blobs keeps attachments' bytes. Required.
+	Blobs desk.Blobs
+	// MaxConns bounds the pool (default pgxpool's: the larger of 4 and the
+	// number of CPUs).
+	MaxConns int32
+	// Logger gets the feed follower's reconnections; nil discards.
+	Logger *slog.Logger
+}
+
+// DB is the team store on one PostgreSQL database. It implements
+// desk.Service and agent.Store, and is safe for concurrent use.
+type DB struct {
+	pool  *pgxpool.Pool
+	blobs desk.Blobs
+	log   *slog.Logger
+	url   string
+
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+
+	mu      sync.Mutex
+	commits []chan struct{} // closed after every commit of this process
+}
+
+// Open connects to the database at url (postgres://...), brings its schema
+// up to date, and returns the store. A database that cannot be reached, or
+// whose applied migrations differ from this desk's, stops it with the
+// reason.
+func Open(ctx context.Context, dbURL string, o Options) (*DB, error) {
+	if o.Blobs == nil {
+		return nil, errors.New("postgres: no object store for attachments")
+	}
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("database URL %s: %w", Redact(dbURL), err)
+	}
+	if o.MaxConns > 0 {
+		cfg.MaxConns = o.MaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", Redact(dbURL), err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to %s: %w", Redact(dbURL), err)
+	}
+	ms, err := Migrations()
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	if err := migrate(ctx, pool, ms); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &DB{pool: pool, blobs: o.Blobs, log: log, url: dbURL, Now: time.Now}, nil
+}
+
+// Redact returns a database URL without its password, for messages and
+// logs.
+func Redact(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil || u.User == nil {
+		if err != nil {
+			return "(an unreadable database URL)"
+		}
+		return dbURL
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Close closes the pool.
+func (db *DB) Close() error {
+	db.pool.Close()
+	return nil
+}
+
+// Ping checks that the database answers.
+func (db *DB) Ping(ctx context.Context) error { return db.pool.Ping(ctx) }
+
+// Pool returns the connection pool, for the stores that share the database.
+func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// Blobs returns the object store of the attachments.
+func (db *DB) Blobs() desk.Blobs { return db.blobs }
+
+// Committed returns a channel that is closed after the next commit this
+// process makes.
+func (db *DB) Committed() <-chan struct{} {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	ch := make(chan struct{})
+	db.commits = append(db.commits, ch)
+	return ch
+}
+
+func (db *DB) signalCommit() {
+	db.mu.Lock()
+	chs := db.commits
+	db.commits = nil
+	db.mu.Unlock()
+	for _, ch := range chs {
+		close(ch)
+	}
+}
+
+// writeLock is the advisory lock every write transaction holds: writes go
+// one at a time, across every replica, as on the embedded store, which
+// keeps the feed's order the commit order.
+const writeLock int64 = 0x6465736b77726974 // "deskwrit"
+
+// feedChannel is the LISTEN/NOTIFY channel of the change feed; a payload
+// is the newest seq of the write.
+const feedChannel = "desk_feed"
+
+// update runs fn in a write transaction and commits it with the feed rows
+// fn recorded. Blobs fn wrote are removed again when it fails, and blobs
+// it dropped are removed once it commits.
+func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
+	pgtx, err := db.pool.BeginTx(ctx, pgx.TxOptions{})
+	if err != nil {
+		return fmt.Errorf("begin write: %w", err)
+	}
+	tx := newTx(ctx, db, pgtx)
+	fail := func(err error) error {
+		pgtx.Rollback(context.WithoutCancel(ctx))
+		tx.rollbackBlobs()
+		return err
+	}
+	if _, err := pgtx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+		return fail(fmt.Errorf("begin write: %w", err))
+	}
+	tx.stamp()
+	if err := fn(tx); err != nil {
+		return fail(err)
+	}
+	if err := tx.finish(); err != nil {
+		return fail(err)
+	}
+	if err := pgtx.Commit(ctx); err != nil {
+		tx.rollbackBlobs()
+		return fmt.Errorf("commit: %w", err)
+	}
+	tx.commitBlobs()
+	db.signalCommit()
+	return nil
+}
+
+// view runs fn in a read-only transaction that sees one snapshot.
+func (db *DB) view(ctx context.Context, fn func(q querier) error) error {
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	return fn(tx)
+}
+
+// querier is what reads need: a transaction or the pool.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+func notFound(format string, args ...any) error {
+	return desk.Errorf(desk.NotFound, format, args...)
+}
+
+// isUnique reports whether err is a unique constraint violation.
+func isUnique(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && pe.Code == "23505"
+}
+
+// escapeLike quotes the wildcards of a LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// compile-time check that DB offers every service.
+var _ desk.Service = (*DB)(nil)

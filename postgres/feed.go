@@ -47,6 +47,10 @@ func (db *DB) LastSeq(ctx context.Context) (int64, error) {
 	return seq, err
 }
 
+// FeedApplicationName names the connection Watch listens on, for
+// operators reading pg_stat_activity.
+const FeedApplicationName = "desk feed"
+
 // watchPoll is how long Watch waits for a notification before it reads
 // the feed anyway: the table is the truth, and a notification lost with a
 // connection must cost no more than this.
@@ -105,6 +109,7 @@ func (db *DB) listen(ctx context.Context, catchUp func() error) error {
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.DeadlineContextWatcherHandler{Conn: c.Conn()}
 	}
+	cfg.RuntimeParams["application_name"] = FeedApplicationName
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err

@@ -43,11 +43,11 @@ LEFT JOIN issues mi ON mi.id = i.merged_into `
 
 func scanIssue(s pgx.Row) (*row, error) {
 	var (
-		r                         row
-		tags, loc, plan           string
+		r                          row
+		tags, loc, plan            string
 		build, lastVerdict, closed *string
-		parentID, mergedID        *int64
-		parentNum, mergedNum      *int
+		parentID, mergedID         *int64
+		parentNum, mergedNum       *int
 	)
 	err := s.Scan(&r.rowid, &r.projectID, &r.Project, &r.prefix, &r.Number, &r.Title, &r.Body, &plan, &r.Kind, &r.Status,
 		&r.Priority, &r.Area, &tags, &loc, &r.Source, &r.ExternalRef, &r.Size, &r.Milestone, &build,

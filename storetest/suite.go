@@ -61,4 +61,8 @@ var tests = []struct {
 	{"EverySortMatchesItsDefinition", testEverySortMatchesItsDefinition},
 	{"ConcurrentWritersOnTwoHandlesLoseNothing", testConcurrentWritersOnTwoHandlesLoseNothing},
 	{"CommandsAreDeliveredOnceAcrossHandles", testCommandsAreDeliveredOnceAcrossHandles},
+	{"BackfillSeedSeedsAgentIssuesAndChecksOnly", testBackfillSeedSeedsAgentIssuesAndChecksOnly},
+	{"BuildStateFollowsPublications", testBuildStateFollowsPublications},
+	{"AttachmentDescribesWhatOpenServes", testAttachmentDescribesWhatOpenServes},
+	{"LastAgentTouchFollowsTouches", testLastAgentTouchFollowsTouches},
 }

@@ -129,9 +129,14 @@ func badKeys(t *testing.T, s desk.Blobs) {
 	}
 }
 
+// Writers and readers at once see whole objects. desk never replaces an
+// object with other bytes while it may be read (attachments get new random
+// keys, code objects are named by their hash, so a second write puts the
+// same bytes): the suite asks exactly that of a store, for S3 servers
+// differ in what a reader sees of a replacement in flight.
 func concurrent(t *testing.T, s desk.Blobs) {
-	versions := [][]byte{bytes.Repeat([]byte("a"), 300_000), bytes.Repeat([]byte("b"), 200_000)}
-	if err := s.Put(ctx, "hot", versions[0]); err != nil {
+	hot := bytes.Repeat([]byte("abcdefgh"), 40_000)
+	if err := s.Put(ctx, "hot", hot); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -141,7 +146,7 @@ func concurrent(t *testing.T, s desk.Blobs) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; i < 5; i++ {
-				if err := s.Put(ctx, "hot", versions[(w+i)%2]); err != nil {
+				if err := s.Put(ctx, "hot", hot); err != nil {
 					errs <- err
 					return
 				}
@@ -159,7 +164,7 @@ func concurrent(t *testing.T, s desk.Blobs) {
 					errs <- err
 					return
 				}
-				if !bytes.Equal(got, versions[0]) && !bytes.Equal(got, versions[1]) {
+				if !bytes.Equal(got, hot) {
 					errs <- fmt.Errorf("read a torn object of %d bytes", len(got))
 					return
 				}

@@ -182,18 +182,26 @@ func (s *Store) Put(ctx context.Context, key string, data []byte) error {
 	return nil
 }
 
-// Get returns the bytes under key.
+// Get returns the bytes under key. An object replaced while it is read
+// (the server refuses the rest of the old version) is read again, so that
+// Get gives one whole version, never a mix.
 func (s *Store) Get(ctx context.Context, key string) ([]byte, error) {
-	r, _, err := s.Open(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
+	for attempt := 0; ; attempt++ {
+		r, _, err := s.Open(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err == nil {
+			return b, nil
+		}
+		var resp minio.ErrorResponse
+		if errors.As(err, &resp) && resp.StatusCode == http.StatusPreconditionFailed && attempt < 5 {
+			continue
+		}
 		return nil, s.fail("get", key, err)
 	}
-	return b, nil
 }
 
 // Open returns the bytes under key for streaming, with their size.

@@ -37,6 +37,9 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	open := fs.Bool("open", false, "open the desk in the browser")
 	lan := fs.Bool("lan", false, "listen on every interface, with no authentication: trusted networks only")
 	detach := fs.Bool("detach", false, "start in the background and return; desk stop ends it")
+	dbURL := fs.String("db", "", "team server: the PostgreSQL database, postgres://... (or DATABASE_URL)")
+	objects := fs.String("objects", "", "team server: the object store, s3://BUCKET?endpoint=URL&region=REGION (or the S3_ variables)")
+	metricsAddr := fs.String("metrics", "", "team server: serve Prometheus metrics on this address, e.g. :9464 (off by default)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -45,6 +48,15 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	}
 	if *port < 0 || *port > 65535 {
 		return Usagef("serve", "--port %d is not a port", *port)
+	}
+	if db, ok := teamMode(c, *dbURL); ok {
+		if *detach {
+			return Usagef("serve", "the team server (--db) runs in the foreground, under the service manager that restarts it")
+		}
+		return serveTeam(ctx, c, teamOptions{db: db, objects: *objects, metrics: *metricsAddr, port: *port, lan: *lan})
+	}
+	if *objects != "" || *metricsAddr != "" {
+		return Usagef("serve", "--objects and --metrics are the team server's: give --db postgres://... (or DATABASE_URL) too")
 	}
 	if *detach {
 		return serveDetached(ctx, c, *port, *open, *lan)

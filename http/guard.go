@@ -9,8 +9,8 @@ import (
 	"desk"
 )
 
-// ServeHTTP guards every request, then routes it to the API or the page.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// serve guards every request, then routes it to the API or the page.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")

@@ -57,7 +57,8 @@ func (s *Server) routes() *router {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request, _ params) error {
-	return writeJSON(w, r, http.StatusOK, map[string]any{"ok": true, "version": desk.Version, "name": desk.Name})
+	status, answer := s.healthAnswer(r.Context())
+	return writeJSON(w, r, status, answer)
 }
 
 func (s *Server) projectEvents(w http.ResponseWriter, r *http.Request, p params) error {

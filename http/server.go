@@ -52,6 +52,11 @@ type Options struct {
 	// Agents is the live picture of the agent sessions (package
 	// agent/live); nil turns the agent routes off.
 	Agents Agents
+	// Health is what GET /api/health checks beyond the version.
+	Health Health
+	// Observe, when set, is told every request's route pattern, status
+	// and time (for the metrics).
+	Observe func(route string, status int, d time.Duration)
 }
 
 // Server is desk's HTTP server.

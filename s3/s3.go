@@ -114,6 +114,10 @@ func New(cfg Config) (*Store, error) {
 		Secure:       u.Scheme == "https",
 		Region:       cfg.Region,
 		BucketLookup: minio.BucketLookupPath,
+		// A network fault or a 5xx is tried three times in all; past
+		// that the request fails and says why, rather than hold the
+		// caller through the client's default ten tries.
+		MaxRetries: 3,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("objects: %w", err)

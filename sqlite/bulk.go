@@ -439,7 +439,7 @@ func (l *Loader) Attachment(issueID int64, a *desk.Attachment, data io.Reader) (
 	if err != nil {
 		return 0, fmt.Errorf("load attachment: %w", err)
 	}
-	l.tx.newFiles = append(l.tx.newFiles, abs)
+	l.tx.newFiles = append(l.tx.newFiles, rel)
 	size, err := io.Copy(f, data)
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -207,16 +206,11 @@ func (tx *Tx) writeFile(project string, f desk.AttachmentInput) (string, error) 
 	if len(ext) > 10 || strings.ContainsAny(ext, " /\\") {
 		ext = ""
 	}
-	rel := filepath.ToSlash(filepath.Join("attachments", project, tx.now.Format("2006-01"), hex.EncodeToString(rnd[:])+ext))
-	abs := tx.db.attachmentPath(rel)
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+	rel := "attachments/" + project + "/" + tx.now.Format("2006-01") + "/" + hex.EncodeToString(rnd[:]) + ext
+	if err := tx.db.blobs.Put(tx.ctx, rel, f.Data); err != nil {
 		return "", fmt.Errorf("store attachment: %w", err)
 	}
-	if err := os.WriteFile(abs, f.Data, 0o600); err != nil {
-		os.Remove(abs)
-		return "", fmt.Errorf("store attachment: %w", err)
-	}
-	tx.newFiles = append(tx.newFiles, abs)
+	tx.newFiles = append(tx.newFiles, rel)
 	return rel, nil
 }
 
@@ -258,8 +252,8 @@ func (db *DB) OpenAttachment(ctx context.Context, attID int64) (*desk.Attachment
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(db.attachmentPath(a.Path))
-	if os.IsNotExist(err) {
+	f, _, err := db.blobs.Open(ctx, a.Path)
+	if desk.ErrorCode(err) == desk.NotFound {
 		return nil, nil, notFound("attachment %d: its file is missing from the data folder", attID)
 	}
 	if err != nil {
@@ -288,7 +282,7 @@ func (db *DB) DeleteAttachment(ctx context.Context, attID int64, actor string) e
 		if _, err := tx.exec(`DELETE FROM attachments WHERE id = ?`, attID); err != nil {
 			return err
 		}
-		tx.dropFiles = append(tx.dropFiles, tx.db.attachmentPath(path))
+		tx.dropFiles = append(tx.dropFiles, path)
 		if _, err := tx.exec(`UPDATE issues SET updated_at = ? WHERE id = ?`, tx.ts, r.rowid); err != nil {
 			return err
 		}

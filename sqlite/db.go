@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"desk"
+	"desk/folder"
 
 	msqlite "modernc.org/sqlite"
 )
@@ -56,6 +57,8 @@ type DB struct {
 
 	checkpoints *checkpointer // nil in a one-shot process (see checkpoint.go)
 
+	blobs desk.Blobs // the attachments' bytes (Options.Blobs)
+
 	mu      sync.Mutex
 	commits []chan struct{} // closed after every commit of this process
 }
@@ -71,6 +74,9 @@ type Options struct {
 	// the write connection and 4 MiB per reader); small processes such as
 	// an MCP server or a hook lower it.
 	CacheKiB int
+	// Blobs keeps the attachments' bytes; nil keeps them in the data
+	// folder (package folder), under attachments/.
+	Blobs desk.Blobs
 	// OneShot is for a process that opens the desk for one command and
 	// exits (the CLI): its reads map the file rather than copy each page
 	// into a page cache that would never be read again, which saves a fifth
@@ -109,7 +115,10 @@ func Open(ctx context.Context, dir string, o Options) (*DB, error) {
 	if o.Readers <= 0 {
 		o.Readers = 4
 	}
-	db := &DB{dir: abs, path: path, Now: time.Now, oneShot: o.OneShot}
+	db := &DB{dir: abs, path: path, Now: time.Now, oneShot: o.OneShot, blobs: o.Blobs}
+	if db.blobs == nil {
+		db.blobs = folder.New(abs)
+	}
 	if !o.OneShot {
 		db.checkpoints = &checkpointer{}
 	}

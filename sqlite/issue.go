@@ -236,7 +236,7 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 				rows.Close()
 				return err
 			}
-			tx.dropFiles = append(tx.dropFiles, tx.db.attachmentPath(p))
+			tx.dropFiles = append(tx.dropFiles, p)
 		}
 		rows.Close()
 		if r.parentID != 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"os"
 	"time"
 
 	"desk"
@@ -25,8 +24,8 @@ type Tx struct {
 	fed     map[int64]bool
 	touched map[int64]touchedIssue
 
-	newFiles  []string // written in this transaction; removed if it fails
-	dropFiles []string // removed once it commits
+	newFiles  []string // object keys written in this transaction; removed if it fails
+	dropFiles []string // object keys removed once it commits
 }
 
 type touchedIssue struct {
@@ -110,13 +109,13 @@ func (tx *Tx) finish() error {
 }
 
 func (tx *Tx) rollbackFiles() {
-	for _, f := range tx.newFiles {
-		os.Remove(f)
+	for _, k := range tx.newFiles {
+		tx.db.blobs.Delete(context.WithoutCancel(tx.ctx), k)
 	}
 }
 
 func (tx *Tx) commitFiles() {
-	for _, f := range tx.dropFiles {
-		os.Remove(f)
+	for _, k := range tx.dropFiles {
+		tx.db.blobs.Delete(context.WithoutCancel(tx.ctx), k)
 	}
 }

@@ -106,21 +106,25 @@ var handles = map[*postgres.DB]handle{}
 // TestStoreSuite runs the store suite on PostgreSQL: each store is a
 // schema of its own in this run's database, and another handle is
 // another pool on that schema, as another replica of the server holds.
-func TestStoreSuite(t *testing.T) {
-	storetest.Run(t, storetest.Backend{
-		New: func(tb testing.TB) storetest.Store {
-			h := handle{url: newSchema(tb), dir: tb.TempDir()}
-			db := open(tb, h.url, h.dir)
-			handles[db] = h
-			return db
-		},
-		Another: func(tb testing.TB, s storetest.Store) storetest.Store {
-			h := handles[s.(*postgres.DB)]
-			db := open(tb, h.url, h.dir)
-			handles[db] = h
-			return db
-		},
-		Clock: func(s storetest.Store, now func() time.Time) { s.(*postgres.DB).Now = now },
-		Close: func(s storetest.Store) error { return s.(*postgres.DB).Close() },
-	})
+func TestStoreSuite(t *testing.T) { storetest.Run(t, backend) }
+
+// BenchmarkStoreSuite is the suite's workload (storetest.Bench), for the
+// same figures on every backend.
+func BenchmarkStoreSuite(b *testing.B) { storetest.Bench(b, backend) }
+
+var backend = storetest.Backend{
+	New: func(tb testing.TB) storetest.Store {
+		h := handle{url: newSchema(tb), dir: tb.TempDir()}
+		db := open(tb, h.url, h.dir)
+		handles[db] = h
+		return db
+	},
+	Another: func(tb testing.TB, s storetest.Store) storetest.Store {
+		h := handles[s.(*postgres.DB)]
+		db := open(tb, h.url, h.dir)
+		handles[db] = h
+		return db
+	},
+	Clock: func(s storetest.Store, now func() time.Time) { s.(*postgres.DB).Now = now },
+	Close: func(s storetest.Store) error { return s.(*postgres.DB).Close() },
 }

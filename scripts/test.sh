@@ -15,6 +15,9 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== team server services (PostgreSQL, the S3 server)"
+scripts/team-services.sh
+
 echo "== go test"
 go test -count=1 -timeout 20m ./...
 

@@ -62,7 +62,7 @@ func (db *DB) QueueCommand(ctx context.Context, slug string, in desk.CommandInpu
 			return err
 		}
 		if r != nil {
-			_, err = tx.activity(r, in.Author, desk.ActCommandSent, map[string]any{"command": in.Command, "command_id": id})
+			_, err = tx.activity(r, in.Author, desk.ActCommandSent, desk.CommandSentDetail(in.Command, id))
 			return err
 		}
 		tx.projectChange(p.Slug, "command_sent", in.Author)
@@ -104,7 +104,7 @@ func (db *DB) NextCommand(ctx context.Context, slug, client string) (*desk.Comma
 			if err != nil {
 				return err
 			}
-			_, err = tx.activity(r, client, desk.ActCommandDelivered, map[string]any{"command": command, "command_id": id, "client": client})
+			_, err = tx.activity(r, client, desk.ActCommandDelivered, desk.CommandDeliveredDetail(command, id, client))
 			return err
 		}
 		tx.projectChange(p.Slug, "command_delivered", client)

@@ -2,12 +2,8 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"desk"
 
@@ -93,7 +89,7 @@ func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentIn
 // AddAttachments attaches files to an issue or one of its comments.
 func (db *DB) AddAttachments(ctx context.Context, id string, commentID *int64, files []desk.AttachmentInput, author string) ([]*desk.Attachment, error) {
 	if len(files) == 0 {
-		return nil, desk.Errorf(desk.Invalid, "attachments: no file given")
+		return nil, desk.ErrNoFiles
 	}
 	files, err := desk.CheckAttachments(files, desk.MaxAttachment)
 	if err != nil {
@@ -112,7 +108,7 @@ func (db *DB) AddAttachments(ctx context.Context, id string, commentID *int64, f
 				return err
 			}
 			if n == 0 {
-				return desk.Errorf(desk.NotFound, "comment_id: no comment %d on %s", *commentID, r.ID)
+				return desk.ErrNoComment(*commentID, r.ID)
 			}
 		}
 		ids, err := tx.addAttachments(r, commentID, files, author, commentID == nil)
@@ -146,7 +142,7 @@ func (tx *Tx) addAttachments(r *row, commentID *int64, files []desk.AttachmentIn
 		}
 		ids = append(ids, id)
 		if activity {
-			if _, err := tx.activity(r, author, desk.ActAttached, map[string]any{"filename": f.Filename, "attachment": id}); err != nil {
+			if _, err := tx.activity(r, author, desk.ActAttached, desk.AttachedDetail(f.Filename, id)); err != nil {
 				return nil, err
 			}
 		} else {
@@ -156,18 +152,12 @@ func (tx *Tx) addAttachments(r *row, commentID *int64, files []desk.AttachmentIn
 	return ids, nil
 }
 
-// putBlob stores an attachment's bytes under attachments/<project>/<yyyy-mm>/
-// with a random name, the layout of the data folder.
+// putBlob stores an attachment's bytes under desk.AttachmentKey.
 func (tx *Tx) putBlob(project string, f desk.AttachmentInput) (string, error) {
-	var rnd [16]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	key, err := desk.AttachmentKey(project, tx.now, f.Filename)
+	if err != nil {
 		return "", err
 	}
-	ext := strings.ToLower(filepath.Ext(f.Filename))
-	if len(ext) > 10 || strings.ContainsAny(ext, " /\\") {
-		ext = ""
-	}
-	key := "attachments/" + project + "/" + tx.now.Format("2006-01") + "/" + hex.EncodeToString(rnd[:]) + ext
 	if err := tx.db.blobs.Put(tx.ctx, key, f.Data); err != nil {
 		return "", desk.Errorf(desk.Internal, "store attachment %s: %v", f.Filename, err)
 	}
@@ -242,7 +232,7 @@ func (db *DB) DeleteAttachment(ctx context.Context, attID int64, actor string) e
 		if err := tx.exec(`UPDATE issues SET updated_at = $1 WHERE id = $2`, tx.ts, r.rowid); err != nil {
 			return err
 		}
-		_, err = tx.activity(r, actor, desk.ActDetached, map[string]any{"filename": filename})
+		_, err = tx.activity(r, actor, desk.ActDetached, desk.DetachedDetail(filename))
 		return err
 	})
 }

@@ -223,7 +223,7 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 			return err
 		}
 		if merged > 0 {
-			return desk.Errorf(desk.Conflict, "%s holds %d merged issue(s): unmerge them first", r.ID, merged)
+			return desk.ErrHoldsMerged(r.ID, merged)
 		}
 		err = eachRow(ctx, tx, `SELECT key FROM attachments WHERE issue_id = $1`, []any{r.rowid}, func(rs pgx.Rows) error {
 			var k string
@@ -242,8 +242,7 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 		if err := tx.exec(`DELETE FROM issues WHERE id = $1`, r.rowid); err != nil {
 			return err
 		}
-		key := r.ID
-		tx.feed(desk.Change{Project: r.Project, Issue: &key, Type: desk.ChangeIssue, Action: "deleted", Actor: desk.CleanActor(actor, desk.OwnerActor)}, 0)
+		tx.feed(desk.DeletedChange(&r.Issue, actor), r.rowid)
 		return nil
 	})
 }

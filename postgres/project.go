@@ -97,13 +97,13 @@ func (db *DB) CreateProject(ctx context.Context, np desk.NewProject, actor strin
 			return err
 		}
 		if n > 0 {
-			return desk.Errorf(desk.Conflict, "a project %q exists already", np.Slug)
+			return desk.ErrSlugTaken(np.Slug)
 		}
 		if err := tx.queryRow(`SELECT count(*) FROM projects WHERE prefix = $1`, np.Prefix).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
-			return desk.Errorf(desk.Conflict, "prefix %s is taken by another project; choose another with --prefix", np.Prefix)
+			return desk.ErrPrefixTaken(np.Prefix)
 		}
 		if err := tx.exec(`INSERT INTO projects (slug, name, prefix, created_at, updated_at) VALUES ($1, $2, $3, $4, $5)`,
 			np.Slug, np.Name, np.Prefix, tx.ts, tx.ts); err != nil {
@@ -133,11 +133,9 @@ func (db *DB) UpdateProject(ctx context.Context, slug string, u desk.ProjectUpda
 			return err
 		}
 		if u.Name != nil {
-			name := desk.CollapseSpace(*u.Name)
-			if name == "" || len(name) > desk.MaxName {
-				return desk.Errorf(desk.Invalid, "name: must be 1 to %d characters", desk.MaxName)
+			if p.Name, err = desk.NormalizeProjectName(*u.Name); err != nil {
+				return err
 			}
-			p.Name = name
 		}
 		if u.DefaultSeed != nil {
 			p.DefaultSeed = *u.DefaultSeed
@@ -185,13 +183,15 @@ func (db *DB) BackfillSeed(ctx context.Context, slug, actor string) (int, error)
 			return err
 		}
 		if p.DefaultSeed == nil {
-			return desk.Errorf(desk.Invalid, "project %s has no default seed: set one with --default-seed first", p.Slug)
+			return desk.ErrNoDefaultSeed(p.Slug)
 		}
 		var targets []*row
-		err = eachRow(ctx, tx, issueSelect(true)+`WHERE i.project_id = $1 AND i.seed IS NULL AND (i.source = 'agent' OR i.kind = 'check') ORDER BY i.id`,
+		err = eachRow(ctx, tx, issueSelect(true)+`WHERE i.project_id = $1 AND i.seed IS NULL ORDER BY i.id`,
 			[]any{p.id}, func(rs pgx.Rows) error {
 				r, err := scanIssue(rs)
-				targets = append(targets, r)
+				if err == nil && desk.NeedsDefaultSeed(&r.Issue) {
+					targets = append(targets, r)
+				}
 				return err
 			})
 		if err != nil {
@@ -203,9 +203,7 @@ func (db *DB) BackfillSeed(ctx context.Context, slug, actor string) (int, error)
 				jsonText(r.Location), r.Location.Seed, tx.ts, r.rowid); err != nil {
 				return err
 			}
-			if _, err := tx.activity(r, actor, desk.ActEdited, map[string]any{
-				"fields": []string{"seed"}, "changes": map[string]any{"seed": map[string]any{"from": nil, "to": *p.DefaultSeed}},
-			}); err != nil {
+			if _, err := tx.activity(r, actor, desk.ActEdited, desk.SeedBackfillDetail(*p.DefaultSeed)); err != nil {
 				return err
 			}
 		}

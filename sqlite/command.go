@@ -93,7 +93,7 @@ func (db *DB) QueueCommand(ctx context.Context, slug string, in desk.CommandInpu
 		}
 		id, _ = res.LastInsertId()
 		if r != nil {
-			_, err = tx.activity(r, in.Author, desk.ActCommandSent, map[string]any{"command": in.Command, "command_id": id})
+			_, err = tx.activity(r, in.Author, desk.ActCommandSent, desk.CommandSentDetail(in.Command, id))
 			return err
 		}
 		return tx.projectChange(p.Slug, "command_sent", in.Author)
@@ -133,7 +133,7 @@ func (db *DB) NextCommand(ctx context.Context, slug, client string) (*desk.Comma
 			if err != nil {
 				return err
 			}
-			_, err = tx.activity(r, client, desk.ActCommandDelivered, map[string]any{"command": command, "command_id": id, "client": client})
+			_, err = tx.activity(r, client, desk.ActCommandDelivered, desk.CommandDeliveredDetail(command, id, client))
 			return err
 		}
 		return tx.projectChange(p.Slug, "command_delivered", client)

@@ -2,13 +2,10 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"path/filepath"
-	"strings"
 
 	"desk"
 )
@@ -103,7 +100,7 @@ func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentIn
 // AddAttachments attaches files to an issue or one of its comments.
 func (db *DB) AddAttachments(ctx context.Context, id string, commentID *int64, files []desk.AttachmentInput, author string) ([]*desk.Attachment, error) {
 	if len(files) == 0 {
-		return nil, desk.Errorf(desk.Invalid, "attachments: no file given")
+		return nil, desk.ErrNoFiles
 	}
 	files, err := checkAttachments(files, desk.MaxAttachment)
 	if err != nil {
@@ -124,7 +121,7 @@ func (db *DB) AddAttachments(ctx context.Context, id string, commentID *int64, f
 				return err
 			}
 			if n == 0 {
-				return desk.Errorf(desk.NotFound, "comment_id: no comment %d on %s", *commentID, r.ID)
+				return desk.ErrNoComment(*commentID, r.ID)
 			}
 		}
 		ids, err = tx.addAttachments(r, commentID, files, author, commentID == nil)
@@ -185,7 +182,7 @@ func (tx *Tx) addAttachments(r *row, commentID *int64, files []desk.AttachmentIn
 		id, _ := res.LastInsertId()
 		ids = append(ids, id)
 		if activity {
-			if _, err := tx.activity(r, author, desk.ActAttached, map[string]any{"filename": f.Filename, "attachment": id}); err != nil {
+			if _, err := tx.activity(r, author, desk.ActAttached, desk.AttachedDetail(f.Filename, id)); err != nil {
 				return nil, err
 			}
 		} else {
@@ -198,15 +195,10 @@ func (tx *Tx) addAttachments(r *row, commentID *int64, files []desk.AttachmentIn
 // writeFile stores an attachment's bytes and returns the path relative to
 // the data folder. The file is removed again if the transaction fails.
 func (tx *Tx) writeFile(project string, f desk.AttachmentInput) (string, error) {
-	var rnd [16]byte
-	if _, err := rand.Read(rnd[:]); err != nil {
+	rel, err := desk.AttachmentKey(project, tx.now, f.Filename)
+	if err != nil {
 		return "", err
 	}
-	ext := strings.ToLower(filepath.Ext(f.Filename))
-	if len(ext) > 10 || strings.ContainsAny(ext, " /\\") {
-		ext = ""
-	}
-	rel := "attachments/" + project + "/" + tx.now.Format("2006-01") + "/" + hex.EncodeToString(rnd[:]) + ext
 	if err := tx.db.blobs.Put(tx.ctx, rel, f.Data); err != nil {
 		return "", fmt.Errorf("store attachment: %w", err)
 	}
@@ -286,7 +278,7 @@ func (db *DB) DeleteAttachment(ctx context.Context, attID int64, actor string) e
 		if _, err := tx.exec(`UPDATE issues SET updated_at = ? WHERE id = ?`, tx.ts, r.rowid); err != nil {
 			return err
 		}
-		_, err = tx.activity(r, actor, desk.ActDetached, map[string]any{"filename": filename})
+		_, err = tx.activity(r, actor, desk.ActDetached, desk.DetachedDetail(filename))
 		return err
 	})
 }

@@ -224,7 +224,7 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 			return err
 		}
 		if merged > 0 {
-			return desk.Errorf(desk.Conflict, "%s holds %d merged issue(s): unmerge them first", r.ID, merged)
+			return desk.ErrHoldsMerged(r.ID, merged)
 		}
 		rows, err := tx.QueryContext(ctx, `SELECT stored_path FROM attachments WHERE issue_id = ?`, r.rowid)
 		if err != nil {
@@ -247,8 +247,7 @@ func (db *DB) DeleteIssue(ctx context.Context, id, actor string) error {
 		if _, err := tx.exec(`DELETE FROM issues WHERE id = ?`, r.rowid); err != nil {
 			return err
 		}
-		key := r.ID
-		return tx.feed(desk.Change{Project: r.Project, Issue: &key, Type: desk.ChangeIssue, Action: "deleted", Actor: cleanActor(actor, desk.OwnerActor)}, r.rowid)
+		return tx.feed(desk.DeletedChange(&r.Issue, actor), r.rowid)
 	})
 }
 

@@ -22,7 +22,6 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"desk"
@@ -53,9 +52,6 @@ type DB struct {
 
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
-
-	mu      sync.Mutex
-	commits []chan struct{} // closed after every commit of this process
 }
 
 // Open connects to the database at url (postgres://...), brings its schema
@@ -128,26 +124,6 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // Blobs returns the object store of the attachments.
 func (db *DB) Blobs() desk.Blobs { return db.blobs }
 
-// Committed returns a channel that is closed after the next commit this
-// process makes.
-func (db *DB) Committed() <-chan struct{} {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	ch := make(chan struct{})
-	db.commits = append(db.commits, ch)
-	return ch
-}
-
-func (db *DB) signalCommit() {
-	db.mu.Lock()
-	chs := db.commits
-	db.commits = nil
-	db.mu.Unlock()
-	for _, ch := range chs {
-		close(ch)
-	}
-}
-
 // writeLock is the advisory lock every write transaction holds: writes go
 // one at a time, across every replica, as on the embedded store, which
 // keeps the feed's order the commit order.
@@ -186,7 +162,6 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	tx.commitBlobs()
-	db.signalCommit()
 	return nil
 }
 

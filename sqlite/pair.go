@@ -209,7 +209,7 @@ func (pt *pairTx) load(ctx context.Context) (*pair.Pair, error) {
 	return p, rows.Err()
 }
 
-func (pt *pairTx) Now() time.Time  { return pt.now }
+func (pt *pairTx) Now() time.Time   { return pt.now }
 func (pt *pairTx) Pair() *pair.Pair { return pt.p }
 
 func (pt *pairTx) Seq() (int64, error) { return feedSeq(pt.c(), pt.q) }

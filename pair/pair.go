@@ -165,10 +165,14 @@ func (p *Pair) hasLiveInstance(base string) bool {
 // (letters sent to "codex" before "codex-critic" started).
 func (p *Pair) mailboxes(role string) []string {
 	out := []string{role}
-	if m := p.member(role); m != nil && m.Of != "" {
-		if base := p.member(m.Of); base != nil && base.JoinedAt == nil {
-			out = append(out, base.Role)
-		}
+	of := ""
+	if m := p.member(role); m != nil {
+		of = m.Of
+	} else {
+		of = instanceOf(role, p.memberRoles()) // an instance before its first call is saved
+	}
+	if base := p.member(of); of != "" && base != nil && base.JoinedAt == nil {
+		out = append(out, base.Role)
 	}
 	return out
 }

@@ -253,7 +253,10 @@ func (pol *Policy) match(part string) string {
 		}
 		ok := true
 		for i, w := range aw {
-			if !strings.EqualFold(w, words[i]) {
+			// A path in an entry allows what lies under it too
+			// ("rm src/generated" allows "rm src/generated/x.go").
+			under := i == len(aw)-1 && strings.Contains(w, "/") && strings.HasPrefix(words[i], strings.TrimSuffix(w, "/")+"/") && !strings.Contains(words[i], "..")
+			if !strings.EqualFold(w, words[i]) && !under {
 				ok = false
 				break
 			}

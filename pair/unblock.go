@@ -19,39 +19,35 @@ type UnblockAnswer struct {
 // on the never-list. Every approval and refusal goes to the transcript
 // with the exact prompt line; a refused prompt stays open for the owner.
 func (s *Service) Unblock(ctx context.Context, c Caller, target string) (*UnblockAnswer, error) {
+	target = strings.TrimSpace(target)
 	var p *Pair
+	var peer *Member
 	err := s.look(ctx, c, "pair_unblock", func(tx ReadTx, pp *Pair, m *Member) error {
 		p = pp
+		for i := range p.Members {
+			o := &p.Members[i]
+			if o.Role == c.Role || o.LeftAt != nil {
+				continue
+			}
+			if target == "" && o.Session != "" || o.Role == target {
+				peer = o
+				break
+			}
+		}
+		switch {
+		case p.Autonomy == AutonomyObserve:
+			return refuse(RuleObserve, conflict, "pair %s runs observe: its owner answers the agents' prompts", p.ID).
+				WithHint("leave the prompt to the owner, or ask them with pair_send")
+		case target != "" && peer == nil:
+			return refuse(RuleNotMember, invalid, "%q is no peer of %s in pair %s", clip(target, 40), c.Role, p.ID).WithHint("name a peer's role, or leave role out")
+		case s.Terminals == nil || peer == nil || peer.Session == "":
+			return refuse(RuleNoTerminal, conflict, "no peer of %s runs in a managed session desk can read", c.Role).
+				WithHint("ask the peer's owner to answer its prompt; agents started with desk pair up can be unblocked")
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
-	}
-	target = strings.TrimSpace(target)
-	var peer *Member
-	for i := range p.Members {
-		m := &p.Members[i]
-		if m.Role == c.Role || m.LeftAt != nil {
-			continue
-		}
-		if target == "" && m.Session != "" || m.Role == target {
-			peer = m
-			break
-		}
-	}
-	var rerr error
-	switch {
-	case p.Autonomy == AutonomyObserve:
-		rerr = refuse(RuleObserve, conflict, "pair %s runs observe: its owner answers the agents' prompts", p.ID).
-			WithHint("leave the prompt to the owner, or ask them with pair_send")
-	case target != "" && peer == nil:
-		rerr = refuse(RuleNotMember, invalid, "%q is no peer of %s in pair %s", clip(target, 40), c.Role, p.ID).WithHint("name a peer's role, or leave role out")
-	case s.Terminals == nil || peer == nil || peer.Session == "":
-		rerr = refuse(RuleNoTerminal, conflict, "no peer of %s runs in a managed session desk can read", c.Role).
-			WithHint("ask the peer's owner to answer its prompt; agents started with desk pair up can be unblocked")
-	}
-	if rerr != nil {
-		return nil, s.refused(ctx, c, "pair_unblock", rerr)
 	}
 	out, err := s.unblock(ctx, p, peer, c.Role)
 	return out, err

@@ -62,7 +62,7 @@ func TestAutonomyIsChosenOnceFromTheStrongestSource(t *testing.T) {
 	check("auto", "autonomy: semi fix it", "auto", "flag")
 	check("", "autonomy: sometimes fix it", "observe", "file") // a malformed task line falls through
 	write("whenever")
-	check("", "fix it", "auto", "default") // and so does a malformed file
+	check("", "fix it", "auto", "default")                 // and so does a malformed file
 	check("", "fix it\nautonomy: semi", "auto", "default") // only the first line counts
 	if _, _, err := pair.ResolveAutonomy("full", "", dir); desk.ErrorRule(err) != pair.RuleUnknownLevel {
 		t.Errorf("a malformed flag: %v, want %s", err, pair.RuleUnknownLevel)

@@ -55,7 +55,9 @@ func (f *terms) Keys(_ context.Context, s string, keys ...string) error {
 	return nil
 }
 
-func (f *terms) Launch(context.Context, pair.Launch) (string, error) { return "", fmt.Errorf("not in these tests") }
+func (f *terms) Launch(context.Context, pair.Launch) (string, error) {
+	return "", fmt.Errorf("not in these tests")
+}
 
 func (f *terms) Resume(_ context.Context, s, resumeID string) (string, error) {
 	f.mu.Lock()

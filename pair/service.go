@@ -69,6 +69,10 @@ const (
 	RolePilot = "pilot"
 )
 
+// PatchRootIn is where a desk keeps its pairs' patch files: under its
+// data folder.
+func PatchRootIn(dataDir string) string { return filepath.Join(dataDir, "pairs") }
+
 // PatchDir returns the folder of a pair's patch files.
 func (s *Service) PatchDir(pairID string) string {
 	return filepath.Join(s.PatchRoot, pairID, "patches")

@@ -197,43 +197,43 @@ type Gate struct {
 // open tasks, sealed patches not applied, and in semi the owner's word.
 func gates(tx ReadTx, p *Pair) ([]Gate, error) {
 	var out []Gate
-	ev, err := tx.Evidence(p.Round)
+	passed, err := tx.CountEvidence(p.Round, true)
 	if err != nil {
 		return nil, err
-	}
-	passed := 0
-	for _, e := range ev {
-		if e.Passed {
-			passed++
-		}
 	}
 	if passed == 0 {
 		out = append(out, Gate{RuleNoEvidence, fmt.Sprintf("round %d has no passing evidence recorded", p.Round),
 			"record what proves the work with pair_evidence (tests, lint, typecheck, commit or pr)"})
 	}
-	tasks, err := tx.Tasks()
+	const named = 5 // the open tasks a gate names
+	open, err := tx.Tasks(TaskFilter{State: TaskOpen, Limit: named})
 	if err != nil {
 		return nil, err
 	}
-	var open []string
-	for _, t := range tasks {
-		if t.State == TaskOpen {
-			open = append(open, fmt.Sprintf("#%d %s", t.N, clip(t.Text, 60)))
-		}
-	}
 	if len(open) > 0 {
-		out = append(out, Gate{RuleOpenTask, fmt.Sprintf("%d open task(s): %s", len(open), strings.Join(open, "; ")),
+		n := len(open)
+		if n == named {
+			if n, err = tx.CountTasks(TaskFilter{State: TaskOpen}); err != nil {
+				return nil, err
+			}
+		}
+		var texts []string
+		for _, t := range open {
+			texts = append(texts, fmt.Sprintf("#%d %s", t.N, clip(t.Text, 60)))
+		}
+		if n > len(open) {
+			texts = append(texts, fmt.Sprintf("and %d more", n-len(open)))
+		}
+		out = append(out, Gate{RuleOpenTask, fmt.Sprintf("%d open task(s): %s", n, strings.Join(texts, "; ")),
 			"the writer closes each with pair_task action=done, or drops it with a reason"})
 	}
-	patches, err := tx.Patches()
+	patches, err := tx.Patches(PatchFilter{States: PendingStates})
 	if err != nil {
 		return nil, err
 	}
 	var pending []string
 	for _, pt := range patches {
-		if pt.pending() {
-			pending = append(pending, fmt.Sprintf("#%d (%s, by %s)", pt.N, pt.State, pt.Role))
-		}
+		pending = append(pending, fmt.Sprintf("#%d (%s, by %s)", pt.N, pt.State, pt.Role))
 	}
 	if len(pending) > 0 {
 		out = append(out, Gate{RuleUnappliedPatch, fmt.Sprintf("sealed patch(es) not applied: %s", strings.Join(pending, ", ")),
@@ -271,15 +271,19 @@ func (k *call) closable() error {
 // report sums a closing round up for its owner.
 func (k *call) report() (string, error) {
 	p := k.p
-	ev, err := k.tx.Evidence(p.Round)
+	ev, err := k.tx.Evidence(p.Round, 20)
 	if err != nil {
 		return "", err
 	}
-	tasks, err := k.tx.Tasks()
+	done, err := k.tx.CountTasks(TaskFilter{Round: p.Round, State: TaskDone})
 	if err != nil {
 		return "", err
 	}
-	patches, err := k.tx.Patches()
+	dropped, err := k.tx.CountTasks(TaskFilter{Round: p.Round, State: TaskDropped})
+	if err != nil {
+		return "", err
+	}
+	patches, err := k.tx.Patches(PatchFilter{Round: p.Round, States: []string{PatchApplied}})
 	if err != nil {
 		return "", err
 	}
@@ -293,22 +297,7 @@ func (k *call) report() (string, error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Round %d of pair %s closed by %s (%s mode, %s).\nTask: %s\n", p.Round, p.ID, k.role, p.Mode, p.Autonomy, clip(p.Task, 300))
-	done, dropped := 0, 0
-	for _, t := range tasks {
-		switch {
-		case t.Round != p.Round:
-		case t.State == TaskDone:
-			done++
-		case t.State == TaskDropped:
-			dropped++
-		}
-	}
-	applied := 0
-	for _, pt := range patches {
-		if pt.Round == p.Round && pt.State == PatchApplied {
-			applied++
-		}
-	}
+	applied := len(patches)
 	fmt.Fprintf(&b, "Tasks: %d done, %d dropped. Patches applied: %d. Letters: %d. Refusals: %d.\nEvidence:\n", done, dropped, applied, letters, refusals)
 	for _, e := range ev {
 		mark := "passed"

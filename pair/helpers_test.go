@@ -130,9 +130,9 @@ func (e *env) snapshot() string {
 			ms[i].LastSeen = nil
 		}
 		p.Members = ms
-		tasks, _ := tx.Tasks()
-		patches, _ := tx.Patches()
-		ev, _ := tx.Evidence(p.Round)
+		tasks, _ := tx.Tasks(pair.TaskFilter{})
+		patches, _ := tx.Patches(pair.PatchFilter{})
+		ev, _ := tx.Evidence(p.Round, 0)
 		letters, _ := tx.Letters([]string{"opencode", "codex", "codex-critic", "claude"}, 0, 1000)
 		es, _ := tx.Transcript(pair.TranscriptFilter{Limit: 2000})
 		var kept []pair.Event

@@ -93,12 +93,9 @@ func (s *Service) createPatchFile(pairID string, n int, role string, data []byte
 		os.Remove(path)
 		return "", err
 	}
+	// No fsync: a patch whose bytes a crash lost no longer matches its
+	// seal, and the seal halts its apply; the record says what was sealed.
 	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
-		return "", err
-	}
-	if err := f.Sync(); err != nil {
 		f.Close()
 		os.Remove(path)
 		return "", err
@@ -109,35 +106,38 @@ func (s *Service) createPatchFile(pairID string, n int, role string, data []byte
 // findPatch resolves a reference among the pair's patches. A path must be
 // exactly one of the pair's patch files: a pattern, a path outside the
 // patch folder or one that is no patch's is refused.
-func (s *Service) findPatch(k *call, ref PatchRef) (*Patch, []Patch, error) {
-	patches, err := k.tx.Patches()
-	if err != nil {
-		return nil, nil, err
+func (s *Service) findPatch(k *call, ref PatchRef) (*Patch, error) {
+	if ref.N == 0 && ref.Path == "" {
+		return nil, refuse(RuleUnknownPatch, invalid, "name the patch: its number (patch) or its file's path (path)").
+			WithHint("pair_state lists the patches")
 	}
 	if ref.Path != "" {
 		if err := s.checkPatchPath(k.p.ID, ref.Path); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
-	for i := range patches {
-		pt := &patches[i]
-		if (ref.N != 0 && pt.N == ref.N) || (ref.N == 0 && ref.Path != "" && pt.Path == ref.Path) {
-			if ref.N != 0 && ref.Path != "" && pt.Path != ref.Path {
-				return nil, nil, refuse(RuleUnknownPatch, invalid, "patch #%d's file is %s, not %s", pt.N, pt.Path, ref.Path).
-					WithHint("give the number or the path, not both")
-			}
-			return pt, patches, nil
+	var pt *Patch
+	var err error
+	if ref.N != 0 {
+		pt, err = k.tx.Patch(ref.N)
+	} else {
+		pt, err = k.tx.PatchAt(ref.Path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if pt == nil {
+		what := fmt.Sprintf("#%d", ref.N)
+		if ref.N == 0 {
+			what = ref.Path
 		}
+		return nil, refuse(RuleUnknownPatch, notFound, "pair %s has no patch %s", k.p.ID, what).WithHint("pair_state lists the patches")
 	}
-	if ref.N == 0 && ref.Path == "" {
-		return nil, nil, refuse(RuleUnknownPatch, invalid, "name the patch: its number (patch) or its file's path (path)").
-			WithHint("pair_state lists the patches")
+	if ref.N != 0 && ref.Path != "" && pt.Path != ref.Path {
+		return nil, refuse(RuleUnknownPatch, invalid, "patch #%d's file is %s, not %s", pt.N, pt.Path, ref.Path).
+			WithHint("give the number or the path, not both")
 	}
-	what := fmt.Sprintf("#%d", ref.N)
-	if ref.N == 0 {
-		what = ref.Path
-	}
-	return nil, nil, refuse(RuleUnknownPatch, notFound, "pair %s has no patch %s", k.p.ID, what).WithHint("pair_state lists the patches")
+	return pt, nil
 }
 
 // checkPatchPath refuses a path that is not one exact file of the pair's
@@ -217,7 +217,7 @@ func (s *Service) Seal(ctx context.Context, c Caller, ref PatchRef) (*PatchAnswe
 		if err := k.patchCritic("pair_patch_seal"); err != nil {
 			return err
 		}
-		pt, _, err := s.findPatch(k, ref)
+		pt, err := s.findPatch(k, ref)
 		if err != nil {
 			return err
 		}
@@ -290,7 +290,7 @@ func (s *Service) Verify(ctx context.Context, c Caller, ref PatchRef) (*PatchAns
 		if err := k.needWriter("pair_patch_verify"); err != nil {
 			return err
 		}
-		pt, _, err := s.findPatch(k, ref)
+		pt, err := s.findPatch(k, ref)
 		if err != nil {
 			return err
 		}
@@ -341,7 +341,7 @@ func (s *Service) Applied(ctx context.Context, c Caller, ref PatchRef, ok bool, 
 		if err := k.needWriter("pair_patch_applied"); err != nil {
 			return err
 		}
-		pt, _, err := s.findPatch(k, ref)
+		pt, err := s.findPatch(k, ref)
 		if err != nil {
 			return err
 		}
@@ -395,7 +395,7 @@ func (s *Service) ReleasePatch(ctx context.Context, c Caller, path string) (*Pat
 		if path == "" {
 			return refuse(RuleUnknownPatch, invalid, "pair_patch_release needs the patch file's exact path").WithHint("pair_state lists each patch with its path")
 		}
-		pt, _, err := s.findPatch(k, PatchRef{Path: path})
+		pt, err := s.findPatch(k, PatchRef{Path: path})
 		if err != nil {
 			return err
 		}

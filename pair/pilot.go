@@ -92,7 +92,7 @@ func (pl *Pilot) Pass(ctx context.Context, id string) ([]Action, error) {
 	err := s.Store.View(ctx, id, func(tx ReadTx) error {
 		p, now = tx.Pair(), tx.Now()
 		var err error
-		if patches, err = tx.Patches(); err != nil {
+		if patches, err = tx.Patches(PatchFilter{States: []string{PatchSealed}}); err != nil {
 			return err
 		}
 		if deferred, err = tx.DeferredLetters(); err != nil {
@@ -350,15 +350,10 @@ func (w *pilotTx) nudged(role string) error {
 }
 
 func (w *pilotTx) reported(n int) error {
-	patches, err := w.tx.Patches()
-	if err != nil {
+	pt, err := w.tx.Patch(n)
+	if err != nil || pt == nil {
 		return err
 	}
-	for i := range patches {
-		if patches[i].N == n {
-			patches[i].Reported = true
-			return w.tx.SavePatch(&patches[i])
-		}
-	}
-	return nil
+	pt.Reported = true
+	return w.tx.SavePatch(pt)
 }

@@ -3,6 +3,7 @@ package pair
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,22 @@ type StateAnswer struct {
 	Evidence  []Evidence    `json:"evidence"`
 	Blocking  []Gate        `json:"blocking"`
 	Budget    BudgetState   `json:"budget"`
+}
+
+// MaxStateList bounds each list of a pair's state (open tasks, patches,
+// evidence): an agent orients itself from the newest, and pair_state
+// stays cheap on a pair that has been at it for days.
+const MaxStateList = 50
+
+// mergePatches joins two lists of patches in number order, the newest
+// limit of them.
+func mergePatches(a, b []Patch, limit int) []Patch {
+	out := append(append([]Patch{}, a...), b...)
+	slices.SortFunc(out, func(x, y Patch) int { return x.N - y.N })
+	if len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out
 }
 
 // BudgetState is a round's ceilings with what was used of them.
@@ -108,25 +125,22 @@ func stateOf(tx ReadTx, p *Pair, role string) (*StateAnswer, error) {
 		}
 		out.Unread = unread
 	}
-	tasks, err := tx.Tasks()
+	tasks, err := tx.Tasks(TaskFilter{State: TaskOpen, Limit: MaxStateList})
 	if err != nil {
 		return nil, err
 	}
-	for _, t := range tasks {
-		if t.State == TaskOpen {
-			out.Tasks = append(out.Tasks, t)
-		}
-	}
-	patches, err := tx.Patches()
+	out.Tasks = append(out.Tasks, tasks...)
+	// The round's patches, and the older ones its close still waits on.
+	pending, err := tx.Patches(PatchFilter{States: PendingStates})
 	if err != nil {
 		return nil, err
 	}
-	for _, pt := range patches {
-		if pt.State != PatchReleased && (pt.Round == p.Round || pt.pending()) {
-			out.Patches = append(out.Patches, pt)
-		}
+	mine, err := tx.Patches(PatchFilter{Round: p.Round, States: []string{PatchReserved, PatchApplied}})
+	if err != nil {
+		return nil, err
 	}
-	if out.Evidence, err = tx.Evidence(p.Round); err != nil {
+	out.Patches = mergePatches(pending, mine, MaxStateList)
+	if out.Evidence, err = tx.Evidence(p.Round, MaxStateList); err != nil {
 		return nil, err
 	}
 	if out.Evidence == nil {

@@ -181,6 +181,26 @@ type Evidence struct {
 	At     string `json:"at"`
 }
 
+// TaskFilter selects tasks: of one round (0: every round), in one state
+// ("": any), at most Limit (0: all).
+type TaskFilter struct {
+	Round int
+	State string
+	Limit int
+}
+
+// PatchFilter selects patches: of one round (0: every round), in one of
+// States (none: any state).
+type PatchFilter struct {
+	Round  int
+	States []string
+}
+
+// PendingStates are the states of a patch that keeps a round from
+// closing: sealed (or verified) and neither applied nor released, or
+// failed to apply.
+var PendingStates = []string{PatchSealed, PatchVerified, PatchFailed}
+
 // TranscriptFilter selects transcript entries: the last Limit of those
 // after entry After (or at or after time Since), oldest first.
 type TranscriptFilter struct {
@@ -242,9 +262,23 @@ type ReadTx interface {
 	Seq() (int64, error)
 	// Pair is the pair with its roster.
 	Pair() *Pair
-	Tasks() ([]Task, error)
-	Patches() ([]Patch, error)
-	Evidence(round int) ([]Evidence, error)
+	// Tasks returns the tasks the filter selects, oldest first.
+	Tasks(f TaskFilter) ([]Task, error)
+	// CountTasks counts the tasks the filter selects (its Limit aside).
+	CountTasks(f TaskFilter) (int, error)
+	// Task returns task n, or nil.
+	Task(n int) (*Task, error)
+	// Patches returns the patches the filter selects, oldest first.
+	Patches(f PatchFilter) ([]Patch, error)
+	// Patch returns patch n, or nil; PatchAt the patch whose file is at
+	// path, or nil.
+	Patch(n int) (*Patch, error)
+	PatchAt(path string) (*Patch, error)
+	// Evidence returns a round's evidence, newest last, at most limit (0:
+	// all of it, else the newest limit).
+	Evidence(round, limit int) ([]Evidence, error)
+	// CountEvidence counts a round's evidence, only the passing with passed.
+	CountEvidence(round int, passed bool) (int, error)
 	// Letters returns the letters to any of roles with ids after after,
 	// oldest first, at most limit.
 	Letters(roles []string, after int64, limit int) ([]Letter, error)

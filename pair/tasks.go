@@ -14,11 +14,16 @@ const (
 	TaskDrop = "drop"
 )
 
-// TaskAnswer answers pair_task: the task it touched and the open ones.
+// TaskAnswer answers pair_task: the task it touched and the open ones
+// (the oldest MaxTasksShown of them; OpenCount counts them all).
 type TaskAnswer struct {
-	Task *Task  `json:"task"`
-	Open []Task `json:"open"`
+	Task      *Task  `json:"task"`
+	Open      []Task `json:"open"`
+	OpenCount int    `json:"open_count"`
 }
+
+// MaxTasksShown bounds the open tasks an answer lists.
+const MaxTasksShown = 20
 
 // TaskInput is pair_task's arguments.
 type TaskInput struct {
@@ -35,10 +40,6 @@ func (s *Service) ChangeTask(ctx context.Context, c Caller, in TaskInput) (*Task
 	action := strings.ToLower(strings.TrimSpace(in.Action))
 	var out *TaskAnswer
 	err := s.act(ctx, c, "pair_task", func(k *call) error {
-		tasks, err := k.tx.Tasks()
-		if err != nil {
-			return err
-		}
 		var t *Task
 		switch action {
 		case TaskAdd:
@@ -57,11 +58,13 @@ func (s *Service) ChangeTask(ctx context.Context, c Caller, in TaskInput) (*Task
 				return err
 			}
 		case TaskDo, TaskDrop:
-			i := slices.IndexFunc(tasks, func(t Task) bool { return t.N == in.N })
-			if i < 0 {
+			var err error
+			if t, err = k.tx.Task(in.N); err != nil {
+				return err
+			}
+			if t == nil {
 				return refuse(RuleUnknownTask, notFound, "pair %s has no task #%d", k.p.ID, in.N).WithHint("pair_state lists the open tasks with their numbers")
 			}
-			t = &tasks[i]
 			if t.State != TaskOpen {
 				return refuse(RuleTaskState, conflict, "task #%d is %s already (by %s)", t.N, t.State, t.ClosedBy).
 					WithHint("the list is append-only: add a new task for new work")
@@ -101,17 +104,18 @@ func (s *Service) ChangeTask(ctx context.Context, c Caller, in TaskInput) (*Task
 			return refuse(RuleEmpty, invalid, "%q is not a task action: use add, done or drop", clip(in.Action, 40)).
 				WithHint("add with text; done or drop with the task's number")
 		}
-		open, err := k.tx.Tasks()
+		open, err := k.tx.Tasks(TaskFilter{State: TaskOpen, Limit: MaxTasksShown})
 		if err != nil {
 			return err
 		}
-		out = &TaskAnswer{Task: t, Open: []Task{}}
-		for _, o := range open {
-			if o.State == TaskOpen {
-				out.Open = append(out.Open, o)
-			}
+		out = &TaskAnswer{Task: t, Open: open, OpenCount: len(open)}
+		if out.Open == nil {
+			out.Open = []Task{}
 		}
-		return nil
+		if len(open) == MaxTasksShown {
+			out.OpenCount, err = k.tx.CountTasks(TaskFilter{State: TaskOpen})
+		}
+		return err
 	})
 	return out, err
 }

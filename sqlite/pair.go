@@ -214,9 +214,28 @@ func (pt *pairTx) Pair() *pair.Pair { return pt.p }
 
 func (pt *pairTx) Seq() (int64, error) { return feedSeq(pt.c(), pt.q) }
 
-func (pt *pairTx) Tasks() ([]pair.Task, error) {
-	rows, err := pt.q.QueryContext(pt.c(), `SELECT n, text, state, round, added_by, added_at, closed_by, closed_at, reason
-		FROM pair_tasks WHERE pair_id = ? ORDER BY n`, pt.rowid)
+// taskWhere is the WHERE clause of a task filter, and its arguments.
+func (pt *pairTx) taskWhere(f pair.TaskFilter) (string, []any) {
+	where, args := `pair_id = ?`, []any{pt.rowid}
+	if f.Round > 0 {
+		where += ` AND round = ?`
+		args = append(args, f.Round)
+	}
+	if f.State != "" {
+		where += ` AND state = ?`
+		args = append(args, f.State)
+	}
+	return where, args
+}
+
+func (pt *pairTx) Tasks(f pair.TaskFilter) ([]pair.Task, error) {
+	where, args := pt.taskWhere(f)
+	q := `SELECT n, text, state, round, added_by, added_at, closed_by, closed_at, reason FROM pair_tasks WHERE ` + where + ` ORDER BY n`
+	if f.Limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, f.Limit)
+	}
+	rows, err := pt.q.QueryContext(pt.c(), q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -232,29 +251,89 @@ func (pt *pairTx) Tasks() ([]pair.Task, error) {
 	return out, rows.Err()
 }
 
-func (pt *pairTx) Patches() ([]pair.Patch, error) {
-	rows, err := pt.q.QueryContext(pt.c(), `SELECT n, path, role, state, round, summary, seal, size, files, note, reserved_at, sealed_at, verified_at, done_at, reported
-		FROM pair_patches WHERE pair_id = ? ORDER BY n`, pt.rowid)
+func (pt *pairTx) CountTasks(f pair.TaskFilter) (int, error) {
+	where, args := pt.taskWhere(f)
+	var n int
+	err := pt.q.QueryRowContext(pt.c(), `SELECT count(*) FROM pair_tasks WHERE `+where, args...).Scan(&n)
+	return n, err
+}
+
+func (pt *pairTx) Task(n int) (*pair.Task, error) {
+	t := &pair.Task{}
+	err := pt.q.QueryRowContext(pt.c(), `SELECT n, text, state, round, added_by, added_at, closed_by, closed_at, reason FROM pair_tasks WHERE pair_id = ? AND n = ?`,
+		pt.rowid, n).Scan(&t.N, &t.Text, &t.State, &t.Round, &t.AddedBy, &t.AddedAt, &t.ClosedBy, &t.ClosedAt, &t.Reason)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+const patchColumns = `n, path, role, state, round, summary, seal, size, files, note, reserved_at, sealed_at, verified_at, done_at, reported`
+
+func scanPatch(s scanner) (*pair.Patch, error) {
+	var p pair.Patch
+	var files string
+	if err := s.Scan(&p.N, &p.Path, &p.Role, &p.State, &p.Round, &p.Summary, &p.Seal, &p.Size, &files, &p.Note,
+		&p.ReservedAt, &p.SealedAt, &p.VerifiedAt, &p.DoneAt, &p.Reported); err != nil {
+		return nil, err
+	}
+	_ = json.Unmarshal([]byte(files), &p.Files)
+	return &p, nil
+}
+
+func (pt *pairTx) Patches(f pair.PatchFilter) ([]pair.Patch, error) {
+	q, args := `SELECT `+patchColumns+` FROM pair_patches WHERE pair_id = ?`, []any{pt.rowid}
+	if f.Round > 0 {
+		q += ` AND round = ?`
+		args = append(args, f.Round)
+	}
+	if len(f.States) > 0 {
+		q += ` AND state IN (` + strings.TrimSuffix(strings.Repeat("?, ", len(f.States)), ", ") + `)`
+		for _, st := range f.States {
+			args = append(args, st)
+		}
+	}
+	rows, err := pt.q.QueryContext(pt.c(), q+` ORDER BY n`, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []pair.Patch
 	for rows.Next() {
-		var p pair.Patch
-		var files string
-		if err := rows.Scan(&p.N, &p.Path, &p.Role, &p.State, &p.Round, &p.Summary, &p.Seal, &p.Size, &files, &p.Note,
-			&p.ReservedAt, &p.SealedAt, &p.VerifiedAt, &p.DoneAt, &p.Reported); err != nil {
+		p, err := scanPatch(rows)
+		if err != nil {
 			return nil, err
 		}
-		_ = json.Unmarshal([]byte(files), &p.Files)
-		out = append(out, p)
+		out = append(out, *p)
 	}
 	return out, rows.Err()
 }
 
-func (pt *pairTx) Evidence(round int) ([]pair.Evidence, error) {
-	rows, err := pt.q.QueryContext(pt.c(), `SELECT id, round, kind, text, passed, role, at FROM pair_evidence WHERE pair_id = ? AND round = ? ORDER BY id`, pt.rowid, round)
+func (pt *pairTx) Patch(n int) (*pair.Patch, error) {
+	return pt.onePatch(`n = ?`, n)
+}
+
+func (pt *pairTx) PatchAt(path string) (*pair.Patch, error) {
+	return pt.onePatch(`path = ?`, path)
+}
+
+func (pt *pairTx) onePatch(where string, arg any) (*pair.Patch, error) {
+	p, err := scanPatch(pt.q.QueryRowContext(pt.c(), `SELECT `+patchColumns+` FROM pair_patches WHERE pair_id = ? AND `+where, pt.rowid, arg))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return p, err
+}
+
+func (pt *pairTx) Evidence(round, limit int) ([]pair.Evidence, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := pt.q.QueryContext(pt.c(), `SELECT id, round, kind, text, passed, role, at FROM
+		(SELECT * FROM pair_evidence WHERE pair_id = ? AND round = ? ORDER BY id DESC LIMIT ?) ORDER BY id`, pt.rowid, round, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +347,16 @@ func (pt *pairTx) Evidence(round int) ([]pair.Evidence, error) {
 		out = append(out, e)
 	}
 	return out, rows.Err()
+}
+
+func (pt *pairTx) CountEvidence(round int, passed bool) (int, error) {
+	q := `SELECT count(*) FROM pair_evidence WHERE pair_id = ? AND round = ?`
+	if passed {
+		q += ` AND passed = 1`
+	}
+	var n int
+	err := pt.q.QueryRowContext(pt.c(), q, pt.rowid, round).Scan(&n)
+	return n, err
 }
 
 // roleIn writes "to_role IN (?, ?)" for roles and appends them to args.

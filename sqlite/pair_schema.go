@@ -103,6 +103,7 @@ CREATE TABLE pair_tasks (
 	reason    TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (pair_id, n)
 );
+CREATE INDEX pair_tasks_state ON pair_tasks(pair_id, state, n);
 
 CREATE TABLE pair_patches (
 	pair_id     INTEGER NOT NULL REFERENCES pairs(id) ON DELETE CASCADE,
@@ -123,6 +124,8 @@ CREATE TABLE pair_patches (
 	reported    INTEGER NOT NULL DEFAULT 0,
 	PRIMARY KEY (pair_id, n)
 );
+CREATE INDEX pair_patches_state ON pair_patches(pair_id, state, n);
+CREATE INDEX pair_patches_path ON pair_patches(pair_id, path);
 
 CREATE TABLE pair_evidence (
 	id      INTEGER PRIMARY KEY,
@@ -135,4 +138,5 @@ CREATE TABLE pair_evidence (
 	at      TEXT NOT NULL
 );
 CREATE INDEX pair_evidence_round ON pair_evidence(pair_id, round, id);
+CREATE INDEX pair_evidence_passed ON pair_evidence(pair_id, round, passed);
 `

@@ -168,7 +168,7 @@ func testRollback(t *testing.T, s pair.Store, project string) {
 		if es, _ := tx.Transcript(pair.TranscriptFilter{}); len(es) != 1 {
 			t.Errorf("after a failed update the transcript has %d entries, want 1", len(es))
 		}
-		if ts, _ := tx.Tasks(); len(ts) != 0 {
+		if ts, _ := tx.Tasks(pair.TaskFilter{}); len(ts) != 0 {
 			t.Errorf("after a failed update there are tasks: %+v", ts)
 		}
 		if n, _ := tx.CountLetters([]string{"codex"}, 0); n != 0 {
@@ -254,7 +254,7 @@ func testTasks(t *testing.T, s pair.Store, project string) {
 	})
 	at := "2026-11-30T12:00:00.000Z"
 	update(t, s, p.ID, func(tx pair.Tx) error {
-		ts, err := tx.Tasks()
+		ts, err := tx.Tasks(pair.TaskFilter{})
 		if err != nil {
 			return err
 		}
@@ -262,12 +262,32 @@ func testTasks(t *testing.T, s pair.Store, project string) {
 		return tx.SaveTask(&ts[1])
 	})
 	view(t, s, p.ID, func(tx pair.ReadTx) error {
-		ts, err := tx.Tasks()
+		ts, err := tx.Tasks(pair.TaskFilter{})
 		if err != nil {
 			return err
 		}
 		if len(ts) != 3 || ts[0].N != 1 || ts[2].N != 3 || ts[1].State != pair.TaskDropped || ts[1].Reason != "not needed" || ts[1].ClosedAt == nil {
 			t.Errorf("tasks read back as %+v", ts)
+		}
+		open, _ := tx.Tasks(pair.TaskFilter{State: pair.TaskOpen})
+		if len(open) != 2 || open[0].N != 1 || open[1].N != 3 {
+			t.Errorf("open tasks: %+v", open)
+		}
+		first, _ := tx.Tasks(pair.TaskFilter{State: pair.TaskOpen, Limit: 1})
+		if len(first) != 1 || first[0].N != 1 {
+			t.Errorf("the first open task: %+v", first)
+		}
+		if n, _ := tx.CountTasks(pair.TaskFilter{State: pair.TaskOpen, Round: 1}); n != 2 {
+			t.Errorf("open tasks of round 1: %d", n)
+		}
+		if n, _ := tx.CountTasks(pair.TaskFilter{Round: 2}); n != 0 {
+			t.Errorf("tasks of round 2: %d", n)
+		}
+		if one, _ := tx.Task(2); one == nil || one.Text != "task 1" || one.State != pair.TaskDropped {
+			t.Errorf("task 2: %+v", one)
+		}
+		if none, _ := tx.Task(9); none != nil {
+			t.Errorf("task 9: %+v", none)
 		}
 		return nil
 	})
@@ -286,7 +306,7 @@ func testPatches(t *testing.T, s pair.Store, project string) {
 				t.Errorf("patch numbered %d, want %d", pt.N, i)
 			}
 		}
-		ps, err := tx.Patches()
+		ps, err := tx.Patches(pair.PatchFilter{})
 		if err != nil {
 			return err
 		}
@@ -294,7 +314,7 @@ func testPatches(t *testing.T, s pair.Store, project string) {
 		return tx.SavePatch(&ps[1])
 	})
 	view(t, s, p.ID, func(tx pair.ReadTx) error {
-		ps, err := tx.Patches()
+		ps, err := tx.Patches(pair.PatchFilter{})
 		if err != nil {
 			return err
 		}
@@ -309,6 +329,25 @@ func testPatches(t *testing.T, s pair.Store, project string) {
 		if ps[0].State != pair.PatchReserved || ps[0].Reported {
 			t.Errorf("the other patch changed: %+v", ps[0])
 		}
+		sealed, _ := tx.Patches(pair.PatchFilter{States: pair.PendingStates})
+		if len(sealed) != 1 || sealed[0].N != 2 {
+			t.Errorf("pending patches: %+v", sealed)
+		}
+		if r2, _ := tx.Patches(pair.PatchFilter{Round: 2}); len(r2) != 0 {
+			t.Errorf("patches of round 2: %+v", r2)
+		}
+		if got, _ := tx.Patch(2); got == nil || got.Seal != "abc" {
+			t.Errorf("patch 2: %+v", got)
+		}
+		if got, _ := tx.PatchAt("/d/0002-codex.diff"); got == nil || got.N != 2 {
+			t.Errorf("the patch at its path: %+v", got)
+		}
+		if got, _ := tx.PatchAt("/d/nothing.diff"); got != nil {
+			t.Errorf("a patch at no path: %+v", got)
+		}
+		if got, _ := tx.Patch(7); got != nil {
+			t.Errorf("patch 7: %+v", got)
+		}
 		return nil
 	})
 }
@@ -316,7 +355,8 @@ func testPatches(t *testing.T, s pair.Store, project string) {
 func testEvidence(t *testing.T, s pair.Store, project string) {
 	p := mustCreate(t, s, project)
 	update(t, s, p.ID, func(tx pair.Tx) error {
-		for _, e := range []pair.Evidence{{Round: 1, Kind: "tests", Text: "ok", Passed: true, Role: "codex"}, {Round: 2, Kind: "lint", Text: "bad", Role: "opencode"}} {
+		for _, e := range []pair.Evidence{{Round: 1, Kind: "tests", Text: "ok", Passed: true, Role: "codex"}, {Round: 2, Kind: "lint", Text: "bad", Role: "opencode"},
+			{Round: 3, Kind: "tests", Text: "first", Passed: true, Role: "codex"}, {Round: 3, Kind: "tests", Text: "second", Passed: true, Role: "codex"}} {
 			if err := tx.AddEvidence(&e); err != nil {
 				return err
 			}
@@ -327,10 +367,25 @@ func testEvidence(t *testing.T, s pair.Store, project string) {
 		return nil
 	})
 	view(t, s, p.ID, func(tx pair.ReadTx) error {
-		one, _ := tx.Evidence(1)
-		two, _ := tx.Evidence(2)
+		one, _ := tx.Evidence(1, 0)
+		two, _ := tx.Evidence(2, 0)
 		if len(one) != 1 || !one[0].Passed || one[0].Kind != "tests" || len(two) != 1 || two[0].Passed || two[0].Role != "opencode" {
 			t.Errorf("evidence by round: %+v / %+v", one, two)
+		}
+		if n, _ := tx.CountEvidence(2, true); n != 0 {
+			t.Errorf("passing evidence of round 2: %d", n)
+		}
+		if n, _ := tx.CountEvidence(2, false); n != 1 {
+			t.Errorf("evidence of round 2: %d", n)
+		}
+		if n, _ := tx.CountEvidence(1, true); n != 1 {
+			t.Errorf("passing evidence of round 1: %d", n)
+		}
+		if last, _ := tx.Evidence(3, 1); len(last) != 1 || last[0].Text != "second" {
+			t.Errorf("the newest evidence of round 3: %+v", last)
+		}
+		if both, _ := tx.Evidence(3, 0); len(both) != 2 || both[0].Text != "first" {
+			t.Errorf("round 3's evidence, oldest first: %+v", both)
 		}
 		return nil
 	})
@@ -607,7 +662,7 @@ func testConcurrent(t *testing.T, s pair.Store, project string) {
 		if got := tx.Pair().OKRound; got != n {
 			t.Errorf("%d increments counted %d", n, got)
 		}
-		ts, _ := tx.Tasks()
+		ts, _ := tx.Tasks(pair.TaskFilter{})
 		for i, tk := range ts {
 			if tk.N != i+1 {
 				t.Errorf("task %d numbered %d", i, tk.N)

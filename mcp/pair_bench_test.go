@@ -93,3 +93,26 @@ func reportMs(b *testing.B, ms []float64) {
 	b.ReportMetric(at(0.99), "p99-ms")
 	b.ReportMetric(ms[len(ms)-1], "max-ms")
 }
+
+// BenchmarkPairPingRoundTrip is the floor under the wake: one pair tool
+// call (the cheapest) from the SDK's client to a desk mcp process and
+// back, through its stdio pipes.
+//
+//	go test ./mcp -run '^$' -bench PairPingRoundTrip -benchtime 1000x
+func BenchmarkPairPingRoundTrip(b *testing.B) {
+	f := newFixture(b)
+	p := f.newPair("fix", "opencode", "codex")
+	c := f.member(p, "codex")
+	ok(b, c, "pair_ping", nil, nil)
+	samples := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		if text, isErr := call(b, c, "pair_ping", nil); isErr {
+			b.Fatalf("pair_ping refused: %s", text)
+		}
+		samples = append(samples, float64(time.Since(start).Microseconds())/1000)
+	}
+	b.StopTimer()
+	reportMs(b, samples)
+}

@@ -71,13 +71,17 @@ func (s *Server) claimIssue(w http.ResponseWriter, r *http.Request, p params) er
 }
 
 // releaseIssue ends a claim: the holder's own with ?holder=, anyone's
-// without (the owner, from the page).
+// without, which is the owner's to do and needs the page's token.
 func (s *Server) releaseIssue(w http.ResponseWriter, r *http.Request, p params) error {
 	cs, err := s.claims()
 	if err != nil {
 		return err
 	}
 	holder := query(r, "holder")
+	if holder == "" && s.checkToken(r) != nil {
+		return desk.Errorf(desk.Forbidden, "releasing another session's claim is the owner's, from desk's own page").
+			WithHint("release your own claim with ?holder=NAME, or press Release on the issue's page")
+	}
 	c, err := cs.ReleaseIssue(r.Context(), p["id"], holder, holder == "")
 	if err != nil {
 		return err

@@ -7,12 +7,12 @@ import { timeAgo, formatDateTime } from '../format.js';
 import { copyText } from '../clipboard.js';
 import { issuePrompt } from '../copy-prompt.js';
 import { toast, toastError } from '../toast.js';
-import { deleteJSON, paths } from '../api.js';
+import { deleteJSON, paths, pageToken } from '../api.js';
 
 /** Ends an agent's claim on an issue: the owner's to do from the page. */
 async function releaseClaim(id) {
   try {
-    await deleteJSON(paths.claim(id));
+    await deleteJSON(paths.claim(id), { headers: { 'X-Desk-Token': pageToken() } });
     toast(`${id} is no longer claimed`);
   } catch (err) {
     toastError(err, `Could not release ${id}`);

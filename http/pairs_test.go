@@ -53,7 +53,7 @@ func TestClaimRoutes(t *testing.T) {
 		t.Errorf("the project's claims: %v", all)
 	}
 	c.want(409, "DELETE", "/api/issues/MG-1/claim?holder=claude", "")
-	c.want(403, "DELETE", "/api/issues/MG-1/claim", "") // not from the page
+	c.want(403, "DELETE", "/api/issues/MG-1/claim", "")                                          // not from the page
 	rel := c.want(200, "DELETE", "/api/issues/MG-1/claim", "", "X-Desk-Token", d.Server.Token()) // the owner, from the page
 	if rel["released"] != true {
 		t.Errorf("the owner's release: %v", rel)

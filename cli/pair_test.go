@@ -6,7 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"desk/pair"
 	"desk/sqlite"
@@ -166,5 +168,58 @@ func TestPairFilesStayInTheDataFolder(t *testing.T) {
 		if en.Name() != ".git" && en.Name() != "a.txt" {
 			t.Errorf("the pair left %s in the working folder", en.Name())
 		}
+	}
+}
+
+// desk pair chat follows the conversation as it is written, by any process.
+func TestPairChatFollowsTheConversation(t *testing.T) {
+	e := pairEnv(t)
+	id := strings.TrimSpace(e.ok("pair", "new", "--task", "t", "--members", "opencode,codex"))
+	svc, _, c := e.members(id)
+	cmd := exec.Command(deskBin, "--data", e.data, "pair", "chat")
+	cmd.Dir, cmd.Env = e.dir, []string{"HOME=" + e.home, "PATH=" + os.Getenv("PATH")}
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	waitOutput(t, out, "pair "+id+" made")
+	if _, err := svc.Send(context.Background(), c, "a letter while you watch", nil); err != nil {
+		t.Fatal(err)
+	}
+	waitOutput(t, out, "codex → opencode")
+	waitOutput(t, out, "a letter while you watch")
+}
+
+// lockedBuffer is a buffer a process writes into while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func waitOutput(t *testing.T, out *lockedBuffer, want string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), want) {
+		if time.Now().After(deadline) {
+			t.Fatalf("desk pair chat never printed %q:\n%s", want, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -177,12 +177,6 @@ func (p *Pair) mailboxes(role string) []string {
 	return out
 }
 
-// IsCritic reports whether role is a live member other than the writer.
-func (p *Pair) IsCritic(role string) bool {
-	m := p.member(role)
-	return m != nil && m.LeftAt == nil && role != p.Writer
-}
-
 // Budget is the ceilings of one round: a pair that goes round in circles
 // stops at them instead of spending its owner's quota.
 type Budget struct {

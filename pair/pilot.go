@@ -132,7 +132,7 @@ func (pl *Pilot) Pass(ctx context.Context, id string) ([]Action, error) {
 	var errs []error
 	// Sealed patches nobody applied.
 	for _, pt := range patches {
-		if pt.State != PatchSealed || pt.Reported || pt.SealedAt == nil || now.Sub(since(pt.SealedAt)) < pl.patchWait() {
+		if pt.State != PatchSealed || pt.Reported || pt.SealedAt == nil || now.Sub(timeOf(pt.SealedAt)) < pl.patchWait() {
 			continue
 		}
 		text := fmt.Sprintf("patch #%d by %s has been sealed since %s and nobody applied it", pt.N, pt.Role, *pt.SealedAt)
@@ -273,7 +273,7 @@ func (pl *Pilot) tend(ctx context.Context, p *Pair, m *Member, unread int, defer
 		acts = append(acts, Action{Kind: EventDelivered, Role: m.Role, Text: text})
 		return acts, nil // one line per pass: the agent reads its whole mailbox anyway
 	}
-	if unread > 0 && now.Sub(since(m.LastSeen)) >= pl.silentAfter() && (m.LastNudge == nil || now.Sub(since(m.LastNudge)) >= pl.silentAfter()) {
+	if unread > 0 && now.Sub(timeOf(m.LastSeen)) >= pl.silentAfter() && (m.LastNudge == nil || now.Sub(timeOf(m.LastNudge)) >= pl.silentAfter()) {
 		line := fmt.Sprintf("[desk pair] %d unread letter(s) wait for you: read them with pair_read", unread)
 		if err := s.Terminals.Type(ctx, m.Session, line); err != nil {
 			return acts, err
@@ -281,7 +281,7 @@ func (pl *Pilot) tend(ctx context.Context, p *Pair, m *Member, unread int, defer
 		if err := s.Terminals.Keys(ctx, m.Session, KeyEnter); err != nil {
 			return acts, err
 		}
-		text := fmt.Sprintf("nudged %s, silent since %s with %d unread letter(s)", m.Role, desk.FormatTime(since(m.LastSeen)), unread)
+		text := fmt.Sprintf("nudged %s, silent since %s with %d unread letter(s)", m.Role, desk.FormatTime(timeOf(m.LastSeen)), unread)
 		if err := pl.write(ctx, p.ID, func(w *pilotTx) error {
 			if err := w.nudged(m.Role); err != nil {
 				return err

@@ -57,11 +57,6 @@ func CallerFromEnv(getenv func(string) string) (Caller, error) {
 	return c, nil
 }
 
-// InPair reports whether the environment places its process in a pair.
-func InPair(getenv func(string) string) bool {
-	return strings.TrimSpace(getenv(EnvPair)) != "" || strings.TrimSpace(getenv(EnvRole)) != ""
-}
-
 // The roles that are not members: the owner, through the command line and
 // the page, and the supervisor.
 const (

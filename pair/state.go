@@ -374,8 +374,8 @@ func transcript(tx ReadTx, f TranscriptFilter) (*TranscriptAnswer, error) {
 	return out, nil
 }
 
-// since parses a stored time; the zero time for none.
-func since(at *string) time.Time {
+// timeOf parses a stored time; the zero time for none.
+func timeOf(at *string) time.Time {
 	if at == nil {
 		return time.Time{}
 	}

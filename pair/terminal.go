@@ -36,12 +36,11 @@ type Launch struct {
 	Args []string
 }
 
-// Keys for Terminals.Keys.
+// Keys for Terminals.Keys: what the rules press to send a typed line and
+// to confirm a prompt.
 const (
-	KeyEnter  = "Enter"
-	KeyEscape = "Escape"
-	KeyY      = "y"
-	KeyDown   = "Down"
+	KeyEnter = "Enter"
+	KeyY     = "y"
 )
 
 // ComposerVisible reports whether a screen shows an agent waiting for

@@ -72,6 +72,8 @@ func TestThePairViewFollowsTheConversationLive(t *testing.T) {
 	if _, err := svc.AddEvidence(ctx, w, "tests", "go test ./... ok", true); err != nil {
 		t.Fatal(err)
 	}
+	// The view draws the evidence (and the OK button) anew; click once it has.
+	page.waitFor("the evidence", `!!document.querySelector('.pair-entry[data-kind="evidence"]') && !!document.querySelector('#pair-ok')`)
 	page.click("#pair-ok")
 	page.waitFor("the word recorded", `[...document.querySelectorAll('.pair-entry.good')].some((e) => e.innerText.includes('gave their word'))`)
 	st, err := svc.PairState(ctx, p.ID)

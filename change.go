@@ -27,13 +27,14 @@ const (
 	ChangeIssue    = "issue"
 	ChangeProject  = "project"
 	ChangeAgent    = "agent"
+	ChangePair     = "pair" // a pair's transcript grew; ID is the entry
 )
 
 // IsLive reports whether a change is one the live views show as an entry
 // (sent as a "change" event) rather than a bare reason to refresh.
 func (c *Change) IsLive() bool {
 	switch c.Type {
-	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent:
+	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent, ChangePair:
 		return true
 	}
 	return false

@@ -22,6 +22,10 @@ type Error struct {
 	Code    string
 	Message string
 	Hint    string
+	// Rule, where set, is the stable name of the rule that refused (a
+	// pairing rule such as single_writer): agents and scripts act on it
+	// without parsing the message.
+	Rule string
 }
 
 // Error returns the message, followed by the hint when there is one.
@@ -42,6 +46,22 @@ func (e *Error) WithHint(hint string) *Error {
 	c := *e
 	c.Hint = hint
 	return &c
+}
+
+// WithRule returns a copy of e that names the rule that refused.
+func (e *Error) WithRule(rule string) *Error {
+	c := *e
+	c.Rule = rule
+	return &c
+}
+
+// ErrorRule returns the rule a wrapped *Error names, or "".
+func ErrorRule(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Rule
+	}
+	return ""
 }
 
 // ErrorCode returns the code of err: the code of a wrapped *Error, Internal

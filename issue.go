@@ -38,6 +38,8 @@ type Issue struct {
 	CommentCount    int     `json:"comment_count"`
 	AttachmentCount int     `json:"attachment_count"`
 	LastVerdict     *string `json:"last_verdict"`
+	// Claim is the claim in force on the issue, or nil.
+	Claim *Claim `json:"claim"`
 
 	// Match says, for a ranked search result, which field matched and shows
 	// the words around the match.
@@ -403,6 +405,7 @@ type IssueFilter struct {
 	IDs         []string // only these issues ("MG-3"), for a view refreshing the rows that changed
 	Seed        *int64
 	Merged      bool // only issues merged into another
+	Unclaimed   bool // leave out issues with a claim in force
 	Sort        string
 	Limit       int
 	Offset      int

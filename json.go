@@ -1,6 +1,7 @@
 package desk
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"strconv"
@@ -64,10 +65,39 @@ func (is *Issue) AppendJSON(b []byte, summary bool) []byte {
 	b = appendIntField(b, "comment_count", is.CommentCount)
 	b = appendIntField(b, "attachment_count", is.AttachmentCount)
 	b = appendOptField(b, "last_verdict", is.LastVerdict)
+	b = append(b, `,"claim":`...)
+	b = is.Claim.appendJSON(b)
 	if is.Match != nil {
 		b = append(b, `,"match":`...)
 		b = is.Match.AppendJSON(b)
 	}
+	return append(b, '}')
+}
+
+// appendJSON appends the claim as JSON, null for none.
+func (c *Claim) appendJSON(b []byte) []byte {
+	if c == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, `{"issue":`...)
+	b = appendString(b, c.Issue)
+	b = appendField(b, "holder", c.Holder)
+	b = appendField(b, "claimed_at", c.ClaimedAt)
+	b = appendField(b, "expires_at", c.ExpiresAt)
+	return append(b, '}')
+}
+
+// AppendWithClaim appends an issue written without a claim (encoded, as
+// AppendJSON wrote it for a nil Claim and no match) with claim c in its
+// place: a store keeps what it wrote of an issue, and claims come and go
+// (and expire) without a new version of the issue.
+func AppendWithClaim(b, encoded []byte, c *Claim) []byte {
+	const none = `"claim":null}`
+	if c == nil || !bytes.HasSuffix(encoded, []byte(none)) {
+		return append(b, encoded...)
+	}
+	b = append(b, encoded[:len(encoded)-len("null}")]...)
+	b = c.appendJSON(b)
 	return append(b, '}')
 }
 

@@ -50,6 +50,9 @@ func randomIssue(r *rand.Rand) *desk.Issue {
 			is.Tags = append(is.Tags, s())
 		}
 	}
+	if r.IntN(3) == 0 {
+		is.Claim = &desk.Claim{Issue: is.ID, Holder: s(), ClaimedAt: s(), ExpiresAt: s()}
+	}
 	loc := &is.Location
 	loc.Command, loc.Place, loc.Time, loc.Weather, loc.Action = s(), s(), s(), s(), s()
 	loc.X, loc.Y, loc.Z, loc.Yaw, loc.Pitch = f(), f(), f(), f(), f()
@@ -275,6 +278,25 @@ func TestCountsJSONMatchesEncodingJSON(t *testing.T) {
 		}
 		if got := c.AppendJSON([]byte("x")); !bytes.Equal(got[1:], want) || got[0] != 'x' {
 			t.Fatalf("AppendJSON:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func TestAppendWithClaimWritesWhatAppendJSONWrites(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 9))
+	for i := 0; i < 300; i++ {
+		is := randomIssue(r)
+		is.Match = nil
+		claim := &desk.Claim{Issue: is.ID, Holder: "codex \"x\" <1>", ClaimedAt: "2026-01-01T00:00:00.000Z", ExpiresAt: "2026-01-01T02:00:00.000Z"}
+		is.Claim = nil
+		plain := is.AppendJSON(nil, i%2 == 0)
+		is.Claim = claim
+		want := is.AppendJSON(nil, i%2 == 0)
+		if got := desk.AppendWithClaim(nil, plain, claim); string(got) != string(want) {
+			t.Fatalf("AppendWithClaim:\n got %s\nwant %s", got, want)
+		}
+		if got := desk.AppendWithClaim(nil, plain, nil); string(got) != string(plain) {
+			t.Fatalf("AppendWithClaim with no claim changed the issue:\n got %s\nwant %s", got, plain)
 		}
 	}
 }

@@ -75,7 +75,13 @@ func (s *session) start(ctx context.Context) (*Reply, error) {
 			return nil, err
 		}
 	}
-	return &Reply{Event: eventSessionStart, Line: notify.SummaryLine(b.Project), Context: notify.SessionContext(b, a)}, nil
+	text := notify.SessionContext(b, a)
+	if line, err := s.claimsLine(ctx); err != nil {
+		return nil, err
+	} else if line != "" && !a.Delegated {
+		text += "\n" + line
+	}
+	return &Reply{Event: eventSessionStart, Line: notify.SummaryLine(b.Project), Context: text}, nil
 }
 
 // PromptSubmit tells a session, before its next turn, what the owner did

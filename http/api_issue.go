@@ -56,7 +56,7 @@ func ParseIssueFilter(v url.Values) (desk.IssueFilter, error) {
 		Source: desk.SplitList(get("source")), Milestone: desk.SplitList(get("milestone")),
 		Size: desk.SplitList(get("size")), Tag: get("tag"), Q: get("q"), IDs: desk.SplitList(get("id")),
 		BoostArea: get("boost_area"), Since: get("since"), Sort: get("sort"),
-		Merged: flag("merged"), Summary: flag("summary"),
+		Merged: flag("merged"), Unclaimed: flag("unclaimed"), Summary: flag("summary"),
 	}
 	if ref, ok := v["external_ref"]; ok && len(ref) > 0 {
 		s := strings.TrimSpace(ref[len(ref)-1])

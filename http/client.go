@@ -113,6 +113,9 @@ func IssuesPath(slug string, f desk.IssueFilter) string {
 	if f.Merged {
 		q.Set("merged", "1")
 	}
+	if f.Unclaimed {
+		q.Set("unclaimed", "1")
+	}
 	if f.Summary {
 		q.Set("summary", "1")
 	}

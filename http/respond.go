@@ -48,7 +48,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		msg = "internal error: " + msg
 	}
-	body, _ := json.Marshal(map[string]string{"error": msg})
+	out := map[string]string{"error": msg}
+	if rule := desk.ErrorRule(err); rule != "" {
+		out["rule"] = rule // the stable name of the rule that refused
+	}
+	body, _ := json.Marshal(out)
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")

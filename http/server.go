@@ -75,6 +75,8 @@ type Server struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	started time.Time
+
+	pairSvc pairsOnce // the pair rules over the store (pairs.go)
 }
 
 // NewServer returns a server over store. Call Open to start it.

@@ -38,6 +38,8 @@ type brief struct {
 	Comments    int      `json:"comment_count,omitempty"`
 	Attachments int      `json:"attachment_count,omitempty"`
 	LastVerdict string   `json:"last_verdict,omitempty"`
+	ClaimedBy   string   `json:"claimed_by,omitempty"`    // the session whose claim is in force
+	ClaimedTill string   `json:"claimed_until,omitempty"` // when it expires
 	UpdatedAt   string   `json:"updated_at"`
 
 	Match *desk.Match `json:"match,omitempty"`
@@ -59,6 +61,9 @@ func compact(is *desk.Issue, full bool) *brief {
 	}
 	if is.Parent != nil {
 		b.Parent = *is.Parent
+	}
+	if is.Claim != nil {
+		b.ClaimedBy, b.ClaimedTill = is.Claim.Holder, is.Claim.ExpiresAt
 	}
 	if is.MergedInto != nil {
 		b.MergedInto = *is.MergedInto
@@ -317,6 +322,8 @@ func (br *brief) appendJSON(b []byte) []byte {
 	num("comment_count", br.Comments)
 	num("attachment_count", br.Attachments)
 	str("last_verdict", br.LastVerdict)
+	str("claimed_by", br.ClaimedBy)
+	str("claimed_until", br.ClaimedTill)
 	b = append(b, `,"updated_at":`...)
 	b = desk.AppendJSONString(b, br.UpdatedAt)
 	if br.Match != nil {

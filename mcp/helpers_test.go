@@ -54,13 +54,13 @@ func buildDesk(dir string) (string, error) {
 // fixture is a desk in a temp folder with two projects, mygame (MG) and
 // other (OT), and a repo folder linked to mygame.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	data string
 	repo string
 	db   *sqlite.DB
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	root := t.TempDir()
 	f := &fixture{t: t, data: filepath.Join(root, "data"), repo: filepath.Join(root, "repo")}
@@ -120,7 +120,7 @@ func (f *fixture) clientIn(dir, clientName string, tap func(method string, param
 }
 
 // testWriter sends a subprocess's stderr to the test log.
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w *testWriter) Write(p []byte) (int, error) {
 	w.t.Logf("desk mcp: %s", strings.TrimRight(string(p), "\n"))
@@ -128,7 +128,7 @@ func (w *testWriter) Write(p []byte) (int, error) {
 }
 
 // call runs a tool and returns its text and whether it was an error result.
-func call(t *testing.T, cs *sdk.ClientSession, name string, args any) (string, bool) {
+func call(t testing.TB, cs *sdk.ClientSession, name string, args any) (string, bool) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -147,7 +147,7 @@ func call(t *testing.T, cs *sdk.ClientSession, name string, args any) (string, b
 }
 
 // ok runs a tool that must succeed and decodes its JSON answer into out.
-func ok(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) string {
+func ok(t testing.TB, cs *sdk.ClientSession, name string, args any, out any) string {
 	t.Helper()
 	text, isErr := call(t, cs, name, args)
 	if isErr {
@@ -162,7 +162,7 @@ func ok(t *testing.T, cs *sdk.ClientSession, name string, args any, out any) str
 }
 
 // refused runs a tool that must be refused and returns the refusal.
-func refused(t *testing.T, cs *sdk.ClientSession, name string, args any, want ...string) string {
+func refused(t testing.TB, cs *sdk.ClientSession, name string, args any, want ...string) string {
 	t.Helper()
 	text, isErr := call(t, cs, name, args)
 	if !isErr {

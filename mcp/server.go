@@ -61,6 +61,7 @@ type server struct {
 
 	delegated bool
 	channel   channelState
+	pair      pairService // the pair tools' rules (tools_pair.go)
 
 	// linkSeen is the project linked to the agent's folders, as last
 	// resolved (see linked).
@@ -132,7 +133,7 @@ func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *server {
 		s.client = notify.ClientName(c)
 	}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: ServerName, Title: "desk", Version: desk.Version}, &sdk.ServerOptions{
-		Instructions: instructions(s.delegated),
+		Instructions: instructions(s.delegated) + pairInstructions(opts.Getenv),
 		Logger:       opts.Logger,
 		Capabilities: &sdk.ServerCapabilities{
 			Tools: &sdk.ToolCapabilities{},
@@ -142,7 +143,7 @@ func newServer(opts Options, db *sqlite.DB, out io.WriteCloser) *server {
 			Experimental: map[string]any{"claude/channel": map[string]any{}},
 		},
 	})
-	for _, group := range [][]*tool{readTools, issueTools, planTools, groupTools, projectTools} {
+	for _, group := range [][]*tool{readTools, issueTools, planTools, groupTools, projectTools, claimTools, pairTools} {
 		for _, t := range group {
 			s.add(t)
 		}
@@ -245,8 +246,8 @@ func (s *server) callDirect(ctx context.Context, id, params json.RawMessage) boo
 		return false
 	}
 	t := s.tools[p.Name]
-	if t == nil {
-		return false
+	if t == nil || t.mayBlock {
+		return false // a call that may wait is the SDK's, which reads on meanwhile
 	}
 	s.startChannel() // as startsChannel does for the SDK's messages
 	// The call runs here, on the goroutine that read it, and the next
@@ -334,6 +335,9 @@ func (s *server) refusal(name string, err error) string {
 func refusal(err error) string {
 	text := err.Error()
 	if code := desk.ErrorCode(err); code != desk.Internal {
+		if rule := desk.ErrorRule(err); rule != "" {
+			code += " [" + rule + "]" // the rule's stable name, for agents to act on
+		}
 		text = code + ": " + text
 	}
 	return text

@@ -25,6 +25,10 @@ type tool struct {
 	// readOnly and destructive become the tool's annotations, so clients
 	// can ask before a write and skip asking for a read.
 	readOnly, destructive bool
+	// mayBlock marks a tool whose call may wait (pair_read): it runs on
+	// the SDK's path, where the session reads on (a cancel, the next
+	// call) while it waits.
+	mayBlock bool
 	// unknown, if set, words the refusal of an argument the tool does not
 	// take (update_issue points at set_status for status).
 	unknown func(name string) string

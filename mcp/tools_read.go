@@ -43,6 +43,7 @@ var readTools = []*tool{
 			{name: "q", typ: tString, desc: "search text (ranked; see search for excerpts)"},
 			{name: "seed", typ: tInteger, desc: "world seed of the location"},
 			{name: "merged", typ: tBoolean, desc: "only issues merged into another"},
+			{name: "unclaimed", typ: tBoolean, desc: "leave out issues another session has claimed (claim_issue)"},
 			{name: "since", typ: tString, desc: "updated at or after this ISO time"},
 			{name: "sort", typ: tString, enum: desk.Sorts, desc: "order; default triage (relevance with q)"},
 			{name: "limit", typ: tInteger, min: intp(1), max: intp(500), desc: "rows to return (default 50)"},
@@ -129,7 +130,7 @@ func listIssues(ctx context.Context, s *server, a *args) (any, error) {
 	f := desk.IssueFilter{
 		Status: a.list("status"), Kind: a.list("kind"), Priority: a.list("priority"),
 		Tag: a.str("tag"), Q: a.str("q"), Since: a.str("since"), Sort: a.str("sort"),
-		Merged: a.boolean("merged"), Limit: a.integer("limit", 50), Offset: a.integer("offset", 0),
+		Merged: a.boolean("merged"), Unclaimed: a.boolean("unclaimed"), Limit: a.integer("limit", 50), Offset: a.integer("offset", 0),
 		Summary: !a.boolean("full"), StatusCountsOnly: true, // the answer counts statuses only
 	}
 	if v := a.str("area"); v != "" {

@@ -16,9 +16,13 @@ import (
 )
 
 var allTools = []string{
-	"comment", "create_issue", "get_handoff", "get_issue", "import_checks", "link_parent", "list_issues",
-	"list_projects", "merge_issues", "progress", "queue_command", "search", "set_build", "set_handoff",
-	"set_location", "set_plan", "set_status", "suggest_groups", "unmerge", "update_handoff", "update_issue", "update_step",
+	"claim_issue", "comment", "create_issue", "get_handoff", "get_issue", "import_checks", "link_parent", "list_claims",
+	"list_issues", "list_projects", "merge_issues", "pair_advance", "pair_claim", "pair_deliver", "pair_digest",
+	"pair_evidence", "pair_note", "pair_note_index", "pair_note_read", "pair_patch_applied", "pair_patch_release",
+	"pair_patch_reserve", "pair_patch_seal", "pair_patch_verify", "pair_ping", "pair_propose", "pair_read",
+	"pair_release", "pair_send", "pair_state", "pair_task", "pair_transcript", "pair_unblock", "progress",
+	"queue_command", "release_issue", "search", "set_build", "set_handoff", "set_location", "set_plan", "set_status",
+	"suggest_groups", "unmerge", "update_handoff", "update_issue", "update_step",
 }
 
 func TestInitializeDeclaresToolsInstructionsAndChannel(t *testing.T) {

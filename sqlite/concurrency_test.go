@@ -14,8 +14,12 @@ import (
 )
 
 // TestMain lets the test binary act as a separate writer process: with
-// DESK_TEST_WRITER set it writes comments into that folder and exits.
+// DESK_TEST_WRITER set it writes comments into that folder and exits; with
+// DESK_TEST_CLAIM_RACER it races for claims (see claimRacer).
 func TestMain(m *testing.M) {
+	if dir := os.Getenv("DESK_TEST_CLAIM_RACER"); dir != "" {
+		os.Exit(claimRacer(dir, os.Getenv("DESK_TEST_HOLDER")))
+	}
 	if dir := os.Getenv("DESK_TEST_WRITER"); dir != "" {
 		n, _ := strconv.Atoi(os.Getenv("DESK_TEST_WRITES"))
 		db, err := sqlite.Open(context.Background(), dir, sqlite.Options{})

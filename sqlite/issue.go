@@ -258,7 +258,7 @@ func (db *DB) issueRow(ctx context.Context, key string) (*desk.Issue, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &r.Issue, nil
+	return &r.Issue, db.withClaim(ctx, db.pool(), r)
 }
 
 // Issue returns an issue with everything that hangs off it.
@@ -267,6 +267,9 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 	err := db.view(ctx, func(tx *readTx) error {
 		r, from, err := resolve(ctx, tx, id)
 		if err != nil {
+			return err
+		}
+		if err := db.withClaim(ctx, tx, r); err != nil {
 			return err
 		}
 		h, parent := db.index.current(ctx, tx, r.projectID, r.rowid, r.parentID)

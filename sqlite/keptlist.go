@@ -153,7 +153,7 @@ func (k *keptLists) heads() int {
 // those changed since a moment, which are asked once each and would push
 // the lists asked again and again out of the kept ones.
 func keepable(f *desk.IssueFilter) bool {
-	return len(f.IDs) == 0 && f.Since == ""
+	return len(f.IDs) == 0 && f.Since == "" && !f.Unclaimed
 }
 
 // listKey is what makes two lists the same before paging: every field of

@@ -27,8 +27,18 @@ func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*des
 		if err != nil {
 			return err
 		}
-		out, err = db.list(ctx, tx, p, heads, &f)
-		return err
+		claims, err := projectClaims(ctx, tx, p.id, db.Now())
+		if err != nil {
+			return err
+		}
+		if f.Unclaimed {
+			heads = claimedHeads(heads, claims)
+		}
+		if out, err = db.list(ctx, tx, p, heads, &f); err != nil {
+			return err
+		}
+		withClaims(out, claims)
+		return nil
 	})
 	return out, err
 }

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRoute, formatRoute } from '../static/js/router.js';
 
-const route = (fields) => ({ project: null, issue: null, handoff: false, agents: false, agent: null, ...fields });
+const route = (fields) => ({ project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null, ...fields });
 
 test('deep links name the project, an issue, the handoff or an agent session', () => {
   assert.deepEqual(parseRoute('#/mygame/mg-12'), route({ project: 'mygame', issue: 'MG-12' }));
@@ -21,7 +21,7 @@ test('junk hashes give the start page or drop the bad part', () => {
 });
 
 test('routes round-trip', () => {
-  for (const hash of ['#/mygame/MG-12', '#/mygame/~handoff', '#/mygame', '#/~agents', '#/~agents/547f7264-e9b6', '#/']) {
+  for (const hash of ['#/mygame/MG-12', '#/mygame/~handoff', '#/mygame/~pair', '#/mygame/~pair/p3', '#/mygame', '#/~agents', '#/~agents/547f7264-e9b6', '#/']) {
     assert.equal(formatRoute(parseRoute(hash)), hash);
   }
 });
@@ -31,4 +31,10 @@ test('any session id survives the address, slashes included', () => {
   const hash = formatRoute({ agents: true, agent: id });
   assert.ok(!hash.slice('#/~agents/'.length).includes('/'));
   assert.equal(parseRoute(hash).agent, id);
+});
+
+test('the Pair view names a project and, optionally, one of its pairs', () => {
+  assert.deepEqual(parseRoute('#/mygame/~pair'), route({ project: 'mygame', pair: true }));
+  assert.deepEqual(parseRoute('#/mygame/~pair/p12'), route({ project: 'mygame', pair: true, pairId: 'p12' }));
+  assert.deepEqual(parseRoute('#/mygame/~pair/<x>'), route({ project: 'mygame', pair: true }));
 });

@@ -74,6 +74,11 @@ export async function postJSON(url, body, options = {}) {
   return res.status === 204 ? null : res.json();
 }
 
+export async function deleteJSON(url, options = {}) {
+  const res = await request('DELETE', url, options);
+  return res.status === 204 ? null : res.json();
+}
+
 export async function patchJSON(url, body, options = {}) {
   const res = await request('PATCH', url, { ...options, body });
   return res.json();
@@ -103,6 +108,7 @@ export const paths = {
   issueBuild: (id, action) => `/api/issues/${encodeURIComponent(id)}/build/${action}`,
   // Just these issues of a project, as list rows: what a live change re-reads.
   issueRows: (slug, ids) => `/api/projects/${encodeURIComponent(slug)}/issues?id=${ids.map(encodeURIComponent).join(',')}&summary=1`,
+  claim: (id) => `/api/issues/${encodeURIComponent(id)}/claim`,
   agents: () => '/api/agents',
   agent: (id) => `/api/agents/${encodeURIComponent(id)}`,
 };

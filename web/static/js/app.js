@@ -50,6 +50,7 @@ const LATER_MODULES = [
   'detail/detail-view.js', 'detail/header.js', 'detail/fields.js', 'detail/location-card.js', 'detail/plan.js',
   'detail/relations.js', 'detail/attachments.js', 'detail/timeline.js', 'detail/composer.js', 'detail/working-agents.js',
   'agents/agents-view.js', 'agents/agent-model.js', 'agents/agent-sessions.js', 'agents/agent-alerts.js',
+  'pair/pair-view.js', 'pair/pair-model.js',
   'dialogs/dialog.js', 'dialogs/new-issue.js', 'dialogs/new-project.js', 'dialogs/project-settings.js',
   'dialogs/merge.js', 'dialogs/help.js',
 ];
@@ -108,6 +109,8 @@ export class DeskApp {
     this.handoffView = null;
     /** @type {import('./agents/agents-view.js').AgentsView|null} */
     this.agentsView = null;
+    /** @type {import('./pair/pair-view.js').PairView|null} */
+    this.pairView = null;
     /** @type {import('./agents/agent-sessions.js').AgentSessions|null} the agent sessions on this machine, live */
     this.agents = null;
     this.workspace = document.getElementById('workspace');
@@ -124,7 +127,7 @@ export class DeskApp {
     // does not compete with them; an address that opens an issue, the
     // handoff or the agents needs its view at once.
     const r = this.route;
-    const now = r.issue || r.handoff || r.agents;
+    const now = r.issue || r.handoff || r.agents || r.pair;
     this.views = now ? this.loadViews() : this.firstRows.then(() => this.loadViews());
     this.chrome = this.firstRows.then(() => this.loadChrome());
     // Says that every part of the page is there (keys, live, the issue view),
@@ -188,14 +191,17 @@ export class DeskApp {
       // Beside the modules, under the page's versioned prefix.
       loadStyle(new URL('../css/detail.css', import.meta.url).pathname),
       loadStyle(new URL('../css/agents.css', import.meta.url).pathname),
+      loadStyle(new URL('../css/pair.css', import.meta.url).pathname),
       import('./detail/detail-view.js'),
       import('./handoff-view.js'),
       import('./agents/agents-view.js'),
+      import('./pair/pair-view.js'),
       this.loadAgents(),
-    ]).then(([, , detail, handoff, agents]) => {
+    ]).then(([, , , detail, handoff, agents, pairView]) => {
       this.detailView = new detail.DetailView(this.detailPane, this);
       this.handoffView = new handoff.HandoffView(this.detailPane, this);
       this.agentsView = new agents.AgentsView(this.agentsPane, this);
+      this.pairView = new pairView.PairView(this.detailPane, this);
       this.showPane();
     });
   }
@@ -254,7 +260,7 @@ export class DeskApp {
     // the browser restyle the pane, on every click on a row.
     if (this.agentsPane.hidden !== !route.agents) this.agentsPane.hidden = !route.agents;
     if (!route.agents) this.agentsView?.hide();
-    document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff));
+    document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff || route.pair));
     if (route.agents) {
       this.live?.follow(null);
     } else if (!route.project) {
@@ -288,6 +294,7 @@ export class DeskApp {
     }
     if (!route.project) return false;
     if (route.handoff) {
+      this.pairView.close();
       this.detailReq.cancel();
       this.detail = null;
       this.detailView.reset();
@@ -295,6 +302,14 @@ export class DeskApp {
       return false;
     }
     this.handoffView.close();
+    if (route.pair) {
+      this.detailReq.cancel();
+      this.detail = null;
+      this.detailView.reset();
+      this.pairView.open(this.slug, route.pairId);
+      return false;
+    }
+    this.pairView.close();
     if (route.issue) {
       if (this.detail?.id === route.issue && this.detailView.current?.id === route.issue) return false;
       this.loadDetail(route.issue);

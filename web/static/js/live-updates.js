@@ -55,7 +55,10 @@ export class LiveUpdates {
       app.agents?.changed(agentRows);
       app.agentsView?.changed(agentRows);
     }
-    const changes = agentRows.length ? batch.filter((c) => c.type !== 'agent') : batch;
+    // Pair rows say a pair's transcript grew: the Pair view follows them.
+    const pairRows = batch.filter((c) => c.type === 'pair');
+    if (pairRows.length) app.pairView?.changed(pairRows);
+    const changes = agentRows.length || pairRows.length ? batch.filter((c) => c.type !== 'agent' && c.type !== 'pair') : batch;
     const mine = changes.filter((c) => c.project === app.slug);
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;

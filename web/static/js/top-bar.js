@@ -94,13 +94,14 @@ export class TopBar {
     const slug = (project || projects.find((p) => p.slug === route.project))?.slug;
     const waiting = this.app.agents?.attention || 0;
     // Agent changes redraw the links often; unchanged links stay, and so does a focus on them.
-    const signature = `${slug}|${route.handoff}|${route.agents}|${waiting}`;
+    const signature = `${slug}|${route.handoff}|${route.pair}|${route.agents}|${waiting}`;
     if (signature === this.navSignature) return;
     this.navSignature = signature;
     const links = [];
     if (slug) {
-      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents ? 'page' : null }, 'Issues'));
+      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair ? 'page' : null }, 'Issues'));
       links.push(h('a', { href: `#/${slug}/~handoff`, 'aria-current': route.handoff ? 'page' : null }, 'Handoff'));
+      links.push(h('a', { href: `#/${slug}/~pair`, 'aria-current': route.pair ? 'page' : null, title: 'The agents pairing on this project' }, 'Pair'));
     }
     const needYou = `${waiting} ${waiting === 1 ? 'needs' : 'need'} you`;
     links.push(h('a', {

@@ -6,7 +6,18 @@ import { STATUSES, statusLabel } from '../enums.js';
 import { timeAgo, formatDateTime } from '../format.js';
 import { copyText } from '../clipboard.js';
 import { issuePrompt } from '../copy-prompt.js';
-import { toast } from '../toast.js';
+import { toast, toastError } from '../toast.js';
+import { deleteJSON, paths, pageToken } from '../api.js';
+
+/** Ends an agent's claim on an issue: the owner's to do from the page. */
+async function releaseClaim(id) {
+  try {
+    await deleteJSON(paths.claim(id), { headers: { 'X-Desk-Token': pageToken() } });
+    toast(`${id} is no longer claimed`);
+  } catch (err) {
+    toastError(err, `Could not release ${id}`);
+  }
+}
 
 /**
  * @param {object} detail the issue detail
@@ -85,9 +96,17 @@ export function detailHeader(detail, ctx) {
     detail.closed_at ? [' · done ', h('time', { datetime: detail.closed_at, title: formatDateTime(detail.closed_at) }, timeAgo(detail.closed_at))] : null,
   );
 
+  const claim = detail.claim && Date.parse(detail.claim.expires_at) > Date.now()
+    ? h('p', { class: 'notice claim-notice' },
+      `Claimed by ${detail.claim.holder} until `,
+      h('time', { datetime: detail.claim.expires_at, title: formatDateTime(detail.claim.expires_at) }, formatDateTime(detail.claim.expires_at)),
+      ': other agents leave it alone. ',
+      h('button', { type: 'button', class: 'button small ghost', onclick: () => releaseClaim(detail.id) }, 'Release'))
+    : null;
+
   const redirect = detail.redirected_from
     ? h('p', { class: 'notice' }, `${detail.redirected_from} was merged into ${detail.id}; you are looking at ${detail.id}.`)
     : null;
 
-  return h('header', { class: 'detail-header' }, actions, redirect, h('div', { class: 'title-row' }, title), h('div', { class: 'status-row' }, status, meta));
+  return h('header', { class: 'detail-header' }, actions, redirect, h('div', { class: 'title-row' }, title), h('div', { class: 'status-row' }, status, meta), claim);
 }

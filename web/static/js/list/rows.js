@@ -5,7 +5,7 @@
 
 import { escapeHtml } from '../dom.js';
 import { statusLabel } from '../enums.js';
-import { timeAgo } from '../format.js';
+import { timeAgo, formatClock } from '../format.js';
 import { sizeSummary } from '../list-model.js';
 
 const template = document.createElement('template');
@@ -26,7 +26,7 @@ export function statusPill(status) {
   return `<span class="pill st-${escapeHtml(status)}">${escapeHtml(statusLabel(status))}</span>`;
 }
 
-/** The badges of an issue: plan, size, milestone, part of, children, verdict, counts. */
+/** The badges of an issue: plan, size, milestone, part of, children, verdict, claim, counts. */
 function badges(issue) {
   const out = [];
   if (issue.status === 'auto_check') out.push(`<span class="badge auto" title="An agent checks this itself">${svg('robot')}auto</span>`);
@@ -42,6 +42,10 @@ function badges(issue) {
   }
   if (issue.last_verdict === 'passed') out.push('<span class="badge verdict-passed" title="Last verdict">✓ passed</span>');
   else if (issue.last_verdict === 'failed') out.push('<span class="badge verdict-failed" title="Last verdict">✗ still broken</span>');
+  const claim = issue.claim;
+  if (claim && Date.parse(claim.expires_at) > Date.now()) {
+    out.push(`<span class="badge claim" title="Claimed by ${escapeHtml(claim.holder)} until ${escapeHtml(formatClock(claim.expires_at))}">claimed · ${escapeHtml(claim.holder.split(' ')[0])}</span>`);
+  }
   if (issue.comment_count) out.push(`<span class="badge" title="${issue.comment_count} comments">${svg('comment')}${issue.comment_count}</span>`);
   if (issue.attachment_count) out.push(`<span class="badge" title="${issue.attachment_count} files">${svg('clip')}${issue.attachment_count}</span>`);
   return out.join('');

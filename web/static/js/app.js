@@ -52,6 +52,8 @@ const LATER_MODULES = [
   'agents/agents-view.js', 'agents/agent-model.js', 'agents/agent-sessions.js', 'agents/agent-alerts.js',
   'dialogs/dialog.js', 'dialogs/new-issue.js', 'dialogs/new-project.js', 'dialogs/project-settings.js',
   'dialogs/merge.js', 'dialogs/help.js',
+  'office/office-view.js', 'office/office-api.js', 'office/model.js', 'office/scene.js', 'office/art.js', 'office/renderer.js',
+  'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
 ];
 
 // An issue no agent session works on.
@@ -102,6 +104,9 @@ export class DeskApp {
     this.listPane = new ListPane(document.getElementById('list-pane'), this);
     this.detailPane = document.getElementById('detail-pane');
     this.agentsPane = document.getElementById('agents-pane');
+    this.officePane = document.getElementById('office-pane');
+    /** @type {import('./office/office-view.js').OfficeView|null} */
+    this.officeView = null;
     /** @type {import('./detail/detail-view.js').DetailView|null} */
     this.detailView = null;
     /** @type {import('./handoff-view.js').HandoffView|null} */
@@ -176,7 +181,7 @@ export class DeskApp {
         },
         shownChange: () => this.project?.last_change,
       });
-      this.live.follow(this.route.agents ? null : this.slug);
+      this.live.follow(this.route.agents || this.route.office ? null : this.slug);
     });
   }
 
@@ -216,6 +221,7 @@ export class DeskApp {
     this.listPane.view.refresh();
     this.detailView?.updateAgents();
     this.agentsView?.update();
+    this.officeView?.update();
     this.topBar?.renderNav();
   }
 
@@ -254,8 +260,12 @@ export class DeskApp {
     // the browser restyle the pane, on every click on a row.
     if (this.agentsPane.hidden !== !route.agents) this.agentsPane.hidden = !route.agents;
     if (!route.agents) this.agentsView?.hide();
+    this.workspace.classList.toggle('office', route.office);
+    if (this.officePane.hidden !== !route.office) this.officePane.hidden = !route.office;
+    if (route.office) this.showOffice();
+    else this.officeView?.hide();
     document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff));
-    if (route.agents) {
+    if (route.agents || route.office) {
       this.live?.follow(null);
     } else if (!route.project) {
       this.chooseProject();
@@ -272,6 +282,17 @@ export class DeskApp {
     if (!route.issue) this.listPane.view.refresh();
     else if (!loading) this.setCursor(route.issue, { reveal: true });
     this.topBar?.render();
+  }
+
+  // The office view (office/office-view.js), loaded when it is first opened.
+  showOffice() {
+    this.officeLoading ||= Promise.all([import('./office/office-view.js'), this.loadAgents()]).then(([m]) => {
+      this.officeView = new m.OfficeView(this.officePane, this);
+    });
+    this.officeLoading.then(
+      () => this.route.office && this.officeView.show(),
+      (err) => toastError(err, 'Could not load the office'),
+    );
   }
 
   /**

@@ -55,7 +55,10 @@ export class LiveUpdates {
       app.agents?.changed(agentRows);
       app.agentsView?.changed(agentRows);
     }
-    const changes = agentRows.length ? batch.filter((c) => c.type !== 'agent') : batch;
+    // Office rows: a new layout or new seat choices, for the office alone.
+    const officeRows = batch.filter((c) => c.type === 'office');
+    if (officeRows.length) app.officeView?.changed(officeRows);
+    const changes = agentRows.length || officeRows.length ? batch.filter((c) => c.type !== 'agent' && c.type !== 'office') : batch;
     const mine = changes.filter((c) => c.project === app.slug);
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;

@@ -1,8 +1,9 @@
 // Hash routes: #/<project>, #/<project>/<ISSUE-ID>, #/<project>/~handoff,
-// #/~agents and #/~agents/<session id>. Everything else is the start page.
+// #/~agents, #/~agents/<session id> and #/~office. Everything else is the
+// start page.
 
 /**
- * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null}} Route
+ * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null, office: boolean}} Route
  * agent: the agent session open in the Agents view
  */
 
@@ -11,7 +12,7 @@ const ISSUE_ID = /^[A-Za-z][A-Za-z0-9]{0,7}-\d{1,9}$/;
 
 /** Reads a location hash into a route. Unknown parts are ignored, never thrown on. */
 export function parseRoute(hash) {
-  const route = { project: null, issue: null, handoff: false, agents: false, agent: null };
+  const route = { project: null, issue: null, handoff: false, agents: false, agent: null, office: false };
   const parts = String(hash ?? '')
     .replace(/^#\/?/, '')
     .split('/')
@@ -29,6 +30,10 @@ export function parseRoute(hash) {
     route.agent = parts[1] || null;
     return route;
   }
+  if (parts[0] === '~office') {
+    route.office = true;
+    return route;
+  }
   if (!parts[0] || !SLUG.test(parts[0])) return route;
   route.project = parts[0];
   if (parts[1] === '~handoff') route.handoff = true;
@@ -39,6 +44,7 @@ export function parseRoute(hash) {
 /** Writes a route as a location hash. */
 export function formatRoute(route) {
   if (route.agents) return route.agent ? `#/~agents/${encodeURIComponent(route.agent)}` : '#/~agents';
+  if (route.office) return '#/~office';
   if (!route.project) return '#/';
   let hash = `#/${encodeURIComponent(route.project)}`;
   if (route.handoff) hash += '/~handoff';

@@ -1,0 +1,291 @@
+package web_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image"
+	"image/png"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"desk/agent"
+	"desk/agent/intake"
+	"desk/agent/live"
+	deskhttp "desk/http"
+	"desk/internal/testdesk"
+	"desk/link"
+	"desk/office"
+	"desk/sqlite"
+)
+
+var updateOfficeShots = flag.Bool("update-office-screenshots", false, "write the office's screenshots to docs/")
+
+// officeDesk is a desk with agent tracking, the sample projects, and
+// helpers that report hooks for any number of Claude Code sessions.
+type officeDesk struct {
+	*agentDesk
+}
+
+// startOfficeDesk starts a desk whose silent working sessions read unknown
+// after lease (0: the default).
+func startOfficeDesk(t *testing.T, lease time.Duration) *officeDesk {
+	t.Helper()
+	dir := t.TempDir()
+	timers := agent.DefaultTimers
+	if lease > 0 {
+		timers.WorkingLease = lease
+	}
+	d := testdesk.StartWith(t, dir, func(db *sqlite.DB) deskhttp.Options {
+		return deskhttp.Options{Agents: live.New(db, live.Options{DataDir: dir, Tick: 20 * time.Millisecond, Timers: &timers})}
+	})
+	token, err := os.ReadFile(filepath.Join(dir, intake.TokenName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := &agentDesk{Desk: d, t: t, token: strings.TrimSpace(string(token)), runs: map[string]map[string]json.RawMessage{"claude": readRun(t, claudeRun), "codex": readRun(t, codexRun)}}
+	seedSample(t, d.DB)
+	for folder, slug := range map[string]string{"/work/mygame": "mygame", "/work/tools": "tools", claudeFolder: "mygame"} {
+		if err := link.Write(dir, folder, slug); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &officeDesk{ad}
+}
+
+// as posts one Claude Code hook of session id working in folder cwd,
+// shaped as the captured run's payloads are.
+func (d *officeDesk) as(id, cwd, event string, fields map[string]any) {
+	d.t.Helper()
+	m := map[string]any{"session_id": id, "hook_event_name": event, "cwd": cwd,
+		"transcript_path": "/home/user/.claude/projects/x/" + id + ".jsonl"}
+	for k, v := range fields {
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	d.hook("claude", string(b))
+}
+
+// start opens a session and starts a turn on a tool.
+func (d *officeDesk) start(id, cwd, tool string, input map[string]any) {
+	d.t.Helper()
+	d.as(id, cwd, "SessionStart", map[string]any{"source": "startup", "model": "claude-opus-4-8[1m]"})
+	d.as(id, cwd, "UserPromptSubmit", map[string]any{"prompt": "go on", "prompt_id": "p-" + id})
+	d.as(id, cwd, "PreToolUse", map[string]any{"tool_name": tool, "tool_input": input, "tool_use_id": "t-" + id})
+}
+
+// putLayout saves a layout through the API, failing the test otherwise.
+func (d *officeDesk) putLayout(l *office.Layout) *office.Layout {
+	d.t.Helper()
+	b, _ := json.Marshal(l)
+	req, _ := http.NewRequest("PUT", d.URL+"/api/office/layout", bytes.NewReader(b))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var out office.Layout
+	if res.StatusCode != 200 {
+		d.t.Fatalf("PUT /api/office/layout: %s", res.Status)
+	}
+	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+		d.t.Fatal(err)
+	}
+	return &out
+}
+
+// mappedOffice is the default office with its wings tied to the sample
+// projects.
+func mappedOffice() *office.Layout {
+	l := office.Default()
+	l.Areas[0].Name, l.Areas[0].Project = "Ember Isles", "mygame"
+	l.Areas[1].Name, l.Areas[1].Project = "Level tools", "tools"
+	return l
+}
+
+// roster reads the office's hidden list: one line per character.
+const officeRoster = `[...document.querySelectorAll('#office-roster > li')].map((li) => [li.dataset.session, li.dataset.state, li.dataset.pose, li.dataset.bubble, li.dataset.seat, li.dataset.area, li.textContent].join(' | '))`
+
+// item is a JavaScript expression for a roster item.
+func item(id string) string {
+	return `document.querySelector('#office-roster > li[data-session="` + id + `"]')`
+}
+
+// pixels is a JavaScript function, installed once per test, that tells
+// whether the canvas has a pixel of a colour within a box around a
+// character: box is [left, top, right, bottom] in world pixels from the
+// character's feet (the roster item's data-x and data-y).
+const pixelsJS = `window.officeHas = (id, box, hex) => {
+	const li = document.querySelector('#office-roster > li[data-session="' + id + '"]');
+	const c = document.getElementById('office-canvas');
+	if (!li || li.dataset.x === undefined) return false;
+	const z = +c.dataset.zoom, dpr = devicePixelRatio;
+	const x = Math.round((+li.dataset.x + box[0] * z) * dpr), y = Math.round((+li.dataset.y + box[1] * z) * dpr);
+	const w = Math.round((box[2] - box[0]) * z * dpr), h = Math.round((box[3] - box[1]) * z * dpr);
+	const d = c.getContext('2d').getImageData(x, y, w, h).data;
+	const want = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+	for (let i = 0; i < d.length; i += 4) {
+		if (Math.abs(d[i] - want[0]) + Math.abs(d[i + 1] - want[1]) + Math.abs(d[i + 2] - want[2]) < 16) return true;
+	}
+	return false;
+};
+window.officeSprite = (id) => {
+	const li = document.querySelector('#office-roster > li[data-session="' + id + '"]');
+	const c = document.getElementById('office-canvas');
+	const z = +c.dataset.zoom, dpr = devicePixelRatio;
+	const d = c.getContext('2d').getImageData(Math.round((+li.dataset.x - 8 * z) * dpr), Math.round((+li.dataset.y - 22 * z) * dpr), Math.round(16 * z * dpr), Math.round(24 * z * dpr)).data;
+	let h = 0;
+	for (let i = 0; i < d.length; i++) h = (h * 31 + d[i]) | 0;
+	return h;
+};
+true`
+
+// Above a character's head, where its bubble goes; the bubble's colours.
+const (
+	bubbleBox      = "[-7, -36, 8, -20]"
+	permissionDots = "#e8a317"
+	waitingMark    = "#3b7dd8"
+	doneCheck      = "#2e9e4f"
+)
+
+func TestOfficeCharactersFollowTheirSessionsLive(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	d.putLayout(mappedOffice())
+	p := openPage(t, d.Desk, "/#/~office")
+	p.waitFor("live", `document.getElementById('live-state').textContent === '● live'`)
+	p.waitFor("the empty office", `!document.querySelector('.office-empty').hidden && document.querySelectorAll('#office-roster > li').length === 0`)
+	eval[bool](p, pixelsJS)
+
+	// A Claude Code session, from its real hook payloads, in a folder of
+	// the project the west wing belongs to: it walks in and sits there.
+	d.replay("claude", "SessionStart", "UserPromptSubmit", "PreToolUse")
+	p.waitFor("the character walking in", item(claudeSession)+`?.dataset.pose === 'walk'`)
+	p.waitFor("the character at work", item(claudeSession)+`?.dataset.pose === 'type' && `+item(claudeSession)+`.dataset.state === 'working'`)
+	got := eval[string](p, item(claudeSession)+`.dataset.area + ' ' + `+item(claudeSession)+`.dataset.seat + ' ' + `+item(claudeSession)+`.textContent`)
+	if got != "west chair-11 claude · mygame · Using desk-gosdk: echo" {
+		t.Errorf("the character is %q", got)
+	}
+	if !eval[bool](p, `document.querySelector('.office-empty').hidden`) {
+		t.Error("the empty office's note still shows")
+	}
+	// Typing moves its hands: two frames apart, the sprite differs.
+	first := eval[int](p, `officeSprite('`+claudeSession+`')`)
+	p.waitFor("a typing frame", `officeSprite('`+claudeSession+`') !== `+fmt.Sprint(first))
+	if eval[bool](p, `officeHas('`+claudeSession+`', `+bubbleBox+`, '`+permissionDots+`')`) {
+		t.Error("a bubble over a working agent")
+	}
+
+	// A second client's session, from Codex's real hooks, takes the next seat.
+	d.replay("codex", "SessionStart", "UserPromptSubmit", "PreToolUse")
+	p.waitFor("the codex character", item(codexSession)+`?.dataset.pose === 'type'`)
+	if got := eval[string](p, item(codexSession)+`.textContent`); !strings.HasPrefix(got, "codex · ") || !strings.HasSuffix(got, "Running: echo from-codex-shell") {
+		t.Errorf("codex reads %q", got)
+	}
+
+	// Permission: it sits still under the "…" bubble, and nothing is drawn.
+	d.replay("claude", "PermissionRequest")
+	p.waitFor("the permission bubble", item(claudeSession)+`.dataset.state === 'needs_permission' && `+item(claudeSession)+`.dataset.bubble === 'permission' && `+item(claudeSession)+`.dataset.pose === 'sit'`)
+	p.waitFor("the bubble drawn", `officeHas('`+claudeSession+`', `+bubbleBox+`, '`+permissionDots+`')`)
+	if got := eval[string](p, item(claudeSession)+`.textContent`); got != "claude · mygame · needs permission: desk-gosdk: echo" {
+		t.Errorf("permission reads %q", got)
+	}
+
+	// Hover: the label; click: the card, with the way to the Agents view.
+	x := eval[float64](p, `+`+item(claudeSession)+`.dataset.x`)
+	y := eval[float64](p, `+`+item(claudeSession)+`.dataset.y`)
+	canvas := eval[[]float64](p, `(() => { const r = document.getElementById('office-canvas').getBoundingClientRect(); return [r.left, r.top]; })()`)
+	cx, cy := canvas[0]+x, canvas[1]+y-20
+	p.do(chromedp.MouseEvent("mouseMoved", cx, cy))
+	p.waitFor("the hover label", `!document.getElementById('office-label').hidden && document.getElementById('office-label').textContent === 'claude · mygame · needs permission: desk-gosdk: echo'`)
+	p.do(chromedp.MouseClickXY(cx, cy))
+	p.waitFor("the card", `!document.querySelector('.office-card').hidden && document.querySelector('.office-card-state').textContent.startsWith('Needs permission for ')`)
+	if got := eval[string](p, `document.querySelector('.office-card a.button').getAttribute('href')`); got != "#/~agents/"+claudeSession {
+		t.Errorf("the card links to %q", got)
+	}
+	if eval[bool](p, `[...document.querySelectorAll('.office-card button')].some((b) => /terminal|Allow/.test(b.textContent))`) {
+		t.Error("a session desk did not launch offers a terminal")
+	}
+	// The card follows the session live.
+	d.replay("claude", "PostToolUse", "Stop")
+	p.waitFor("done on the card", `document.querySelector('.office-card-state')?.textContent.startsWith('Done for ')`)
+	p.waitFor("the done check", item(claudeSession)+`.dataset.bubble === 'done' && officeHas('`+claudeSession+`', `+bubbleBox+`, '`+doneCheck+`')`)
+	p.key("\x1b")
+	p.waitFor("the card closed", `document.querySelector('.office-card').hidden`)
+	// The check fades by itself.
+	p.waitForWithin("the check faded", item(claudeSession)+`.dataset.bubble === '' && !officeHas('`+claudeSession+`', `+bubbleBox+`, '`+doneCheck+`')`, 6*time.Second)
+
+	// Waiting for input: the waiting bubble.
+	d.replay("codex", "PostToolUse", "Stop")
+	d.hook("codex", `{"session_id":"`+codexSession+`","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"again"}`)
+	d.claudeHook("Notification", map[string]any{"notification_type": "idle_prompt", "message": "Claude is waiting for your input"})
+	p.waitFor("waiting for input", item(claudeSession)+`.dataset.state === 'waiting_input' && `+item(claudeSession)+`.dataset.bubble === 'waiting'`)
+	p.waitFor("the waiting bubble drawn", `officeHas('`+claudeSession+`', `+bubbleBox+`, '`+waitingMark+`')`)
+
+	// The session ends: out through the door, then gone from the roster.
+	d.replay("claude", "SessionEnd")
+	p.waitFor("leaving", `!`+item(claudeSession)+` || `+item(claudeSession)+`.dataset.pose === 'leave'`)
+	p.waitForWithin("gone", `!`+item(claudeSession)+` && document.querySelectorAll('#office-roster > li').length === 1`, 8*time.Second)
+}
+
+func TestScreenshotsOfTheOffice(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	d.putLayout(mappedOffice())
+	edit := func(file string) map[string]any { return map[string]any{"file_path": "/work/mygame/" + file} }
+	d.start("s-edit", "/work/mygame", "Edit", edit("store.go"))
+	d.start("s-read", "/work/mygame", "Read", edit("render.go"))
+	d.start("s-grep", "/work/mygame", "Grep", map[string]any{"pattern": "lava"})
+	d.start("s-perm", "/work/tools", "Bash", map[string]any{"command": "make deploy"})
+	d.as("s-perm", "/work/tools", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make deploy"}})
+	d.start("s-wait", "/work/tools", "Read", edit("a.go"))
+	d.as("s-wait", "/work/tools", "PostToolUse", map[string]any{"tool_name": "Read"})
+	d.as("s-wait", "/work/tools", "Notification", map[string]any{"notification_type": "idle_prompt", "message": "Claude is waiting for your input"})
+	d.start("s-run", "/work/tools", "Bash", map[string]any{"command": "go test ./..."})
+	d.as("s-edit", "/work/mygame", "SubagentStart", map[string]any{"agent_id": "helper-1", "agent_type": "Explore"})
+
+	p := openPage(t, d.Desk, "/#/~office", pageOptions{width: 1280, height: 800})
+	p.waitFor("the characters", `document.querySelectorAll('#office-roster > li').length >= 6`)
+	time.Sleep(800 * time.Millisecond)
+	shot(t, p, "office.png")
+	t.Log(eval[[]string](p, officeRoster))
+	p.do(chromedp.Focus(chromedp.ID("office-stage")))
+	p.key("+")
+	p.key("+")
+	p.key("+")
+	time.Sleep(300 * time.Millisecond)
+	shot(t, p, "office-zoom.png")
+}
+
+// shot takes a screenshot of the page; with -update-office-screenshots it
+// goes to docs/<name>.
+func shot(t *testing.T, p *page, name string) image.Image {
+	t.Helper()
+	b, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(os.TempDir(), "office-"+name)
+	if *updateOfficeShots {
+		out = filepath.Join("..", "docs", name)
+	}
+	if err := os.WriteFile(out, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", out, len(b))
+	return img
+}
+

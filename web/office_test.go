@@ -288,4 +288,3 @@ func shot(t *testing.T, p *page, name string) image.Image {
 	t.Logf("wrote %s (%d bytes)", out, len(b))
 	return img
 }
-

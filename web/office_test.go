@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"desk/agent"
@@ -28,42 +29,106 @@ import (
 
 var updateOfficeShots = flag.Bool("update-office-screenshots", false, "write the office's screenshots to docs/")
 
-// officeDesk is a desk with agent tracking, the sample projects, and
-// helpers that report hooks for any number of Claude Code sessions.
+// officeDesk is a desk with agent tracking, the sample projects linked to
+// folders, and helpers that report hooks for any number of Claude Code
+// sessions, the way the clients' hooks do.
 type officeDesk struct {
-	*agentDesk
+	*testdesk.Desk
+	tb    testing.TB
+	token string
+	runs  map[string]map[string]json.RawMessage
 }
 
 // startOfficeDesk starts a desk whose silent working sessions read unknown
 // after lease (0: the default).
-func startOfficeDesk(t *testing.T, lease time.Duration) *officeDesk {
-	t.Helper()
-	dir := t.TempDir()
+func startOfficeDesk(tb testing.TB, lease time.Duration) *officeDesk {
+	tb.Helper()
+	dir := tb.TempDir()
 	timers := agent.DefaultTimers
 	if lease > 0 {
 		timers.WorkingLease = lease
 	}
-	d := testdesk.StartWith(t, dir, func(db *sqlite.DB) deskhttp.Options {
+	d := testdesk.StartWith(tb, dir, func(db *sqlite.DB) deskhttp.Options {
 		return deskhttp.Options{Agents: live.New(db, live.Options{DataDir: dir, Tick: 20 * time.Millisecond, Timers: &timers})}
 	})
 	token, err := os.ReadFile(filepath.Join(dir, intake.TokenName))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	ad := &agentDesk{Desk: d, t: t, token: strings.TrimSpace(string(token)), runs: map[string]map[string]json.RawMessage{"claude": readRun(t, claudeRun), "codex": readRun(t, codexRun)}}
-	seedSample(t, d.DB)
+	seedSample(tb, d.DB)
 	for folder, slug := range map[string]string{"/work/mygame": "mygame", "/work/tools": "tools", claudeFolder: "mygame"} {
 		if err := link.Write(dir, folder, slug); err != nil {
-			t.Fatal(err)
+			tb.Fatal(err)
 		}
 	}
-	return &officeDesk{ad}
+	return &officeDesk{Desk: d, tb: tb, token: strings.TrimSpace(string(token)),
+		runs: map[string]map[string]json.RawMessage{"claude": readRunTB(tb, claudeRun), "codex": readRunTB(tb, codexRun)}}
+}
+
+// readRunTB reads a captured hook run (see readRun).
+func readRunTB(tb testing.TB, path string) map[string]json.RawMessage {
+	tb.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]json.RawMessage{}
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var l struct {
+			Event   string          `json:"event"`
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := json.Unmarshal(line, &l); err != nil {
+			tb.Fatal(err)
+		}
+		if _, seen := out[l.Event]; !seen {
+			out[l.Event] = l.Payload
+		}
+	}
+	return out
+}
+
+// hook posts a payload to the server's hook intake, as a client's hook does.
+func (d *officeDesk) hook(client, payload string) {
+	d.tb.Helper()
+	req, err := http.NewRequest("POST", d.URL+"/api/hooks/"+client, strings.NewReader(payload))
+	if err != nil {
+		d.tb.Fatal(err)
+	}
+	req.Header.Set(intake.HeaderToken, d.token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		d.tb.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		d.tb.Fatalf("POST /api/hooks/%s: %s", client, res.Status)
+	}
+}
+
+// replay posts the captured payloads of the named events, in that order.
+func (d *officeDesk) replay(client string, events ...string) {
+	d.tb.Helper()
+	for _, ev := range events {
+		p, ok := d.runs[client][ev]
+		if !ok {
+			d.tb.Fatalf("the %s run has no %s", client, ev)
+		}
+		d.hook(client, string(p))
+	}
+}
+
+// claudeHook posts a hook of the captured Claude Code session.
+func (d *officeDesk) claudeHook(event string, fields map[string]any) {
+	d.tb.Helper()
+	d.as(claudeSession, claudeFolder, event, fields)
 }
 
 // as posts one Claude Code hook of session id working in folder cwd,
 // shaped as the captured run's payloads are.
 func (d *officeDesk) as(id, cwd, event string, fields map[string]any) {
-	d.t.Helper()
+	d.tb.Helper()
 	m := map[string]any{"session_id": id, "hook_event_name": event, "cwd": cwd,
 		"transcript_path": "/home/user/.claude/projects/x/" + id + ".jsonl"}
 	for k, v := range fields {
@@ -71,14 +136,14 @@ func (d *officeDesk) as(id, cwd, event string, fields map[string]any) {
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
-		d.t.Fatal(err)
+		d.tb.Fatal(err)
 	}
 	d.hook("claude", string(b))
 }
 
 // start opens a session and starts a turn on a tool.
 func (d *officeDesk) start(id, cwd, tool string, input map[string]any) {
-	d.t.Helper()
+	d.tb.Helper()
 	d.as(id, cwd, "SessionStart", map[string]any{"source": "startup", "model": "claude-opus-4-8[1m]"})
 	d.as(id, cwd, "UserPromptSubmit", map[string]any{"prompt": "go on", "prompt_id": "p-" + id})
 	d.as(id, cwd, "PreToolUse", map[string]any{"tool_name": tool, "tool_input": input, "tool_use_id": "t-" + id})
@@ -86,21 +151,21 @@ func (d *officeDesk) start(id, cwd, tool string, input map[string]any) {
 
 // putLayout saves a layout through the API, failing the test otherwise.
 func (d *officeDesk) putLayout(l *office.Layout) *office.Layout {
-	d.t.Helper()
+	d.tb.Helper()
 	b, _ := json.Marshal(l)
 	req, _ := http.NewRequest("PUT", d.URL+"/api/office/layout", bytes.NewReader(b))
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		d.t.Fatal(err)
+		d.tb.Fatal(err)
 	}
 	defer res.Body.Close()
 	var out office.Layout
 	if res.StatusCode != 200 {
-		d.t.Fatalf("PUT /api/office/layout: %s", res.Status)
+		d.tb.Fatalf("PUT /api/office/layout: %s", res.Status)
 	}
 	if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
-		d.t.Fatal(err)
+		d.tb.Fatal(err)
 	}
 	return &out
 }
@@ -236,6 +301,160 @@ func TestOfficeCharactersFollowTheirSessionsLive(t *testing.T) {
 	d.replay("claude", "SessionEnd")
 	p.waitFor("leaving", `!`+item(claudeSession)+` || `+item(claudeSession)+`.dataset.pose === 'leave'`)
 	p.waitForWithin("gone", `!`+item(claudeSession)+` && document.querySelectorAll('#office-roster > li').length === 1`, 8*time.Second)
+}
+
+// tileJS adds page functions that find a tile of the office on screen
+// (from the canvas's data-zoom, data-x and data-y) and read its colour.
+const tileJS = `window.officeTileAt = (c, r, dx = 8, dy = 8) => {
+	const el = document.getElementById('office-canvas');
+	const rect = el.getBoundingClientRect();
+	const z = +el.dataset.zoom;
+	return [rect.left + +el.dataset.x + (c * 16 + dx) * z, rect.top + +el.dataset.y + (r * 16 + dy) * z];
+};
+window.officeTileColor = (c, r, dx = 8, dy = 1) => {
+	const el = document.getElementById('office-canvas');
+	const z = +el.dataset.zoom, dpr = devicePixelRatio;
+	const x = Math.round((+el.dataset.x + (c * 16 + dx) * z + z / 2) * dpr), y = Math.round((+el.dataset.y + (r * 16 + dy) * z + z / 2) * dpr);
+	const d = el.getContext('2d').getImageData(x, y, 1, 1).data;
+	return '#' + [d[0], d[1], d[2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+};
+true`
+
+// at is where tile (c, r) is on the page.
+func (p *page) at(c, r int) (float64, float64) {
+	p.tb.Helper()
+	xy := eval[[]float64](p, fmt.Sprintf(`officeTileAt(%d, %d)`, c, r))
+	return xy[0], xy[1]
+}
+
+// stroke presses the left button on the first tile, drags over the others
+// and lets go on the last.
+func (p *page) stroke(tiles ...[2]int) {
+	p.tb.Helper()
+	held := func(ev *input.DispatchMouseEventParams) {
+		ev.Button = input.MouseButtonLeft
+		ev.Buttons = 1
+	}
+	for i, t := range tiles {
+		x, y := p.at(t[0], t[1])
+		switch {
+		case i == 0:
+			p.do(chromedp.MouseEvent(chromedp.MousePressed, x, y, held, chromedp.ClickCount(1)))
+		default:
+			p.do(chromedp.MouseEvent(chromedp.MouseMoved, x, y, held))
+		}
+		if i == len(tiles)-1 {
+			p.do(chromedp.MouseEvent(chromedp.MouseReleased, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+		}
+	}
+}
+
+func (p *page) tileColor(c, r int) string {
+	p.tb.Helper()
+	return eval[string](p, fmt.Sprintf(`officeTileColor(%d, %d)`, c, r))
+}
+
+// setColor sets a colour input as the owner would with the picker.
+func (p *page) setColor(css, hex string) {
+	p.tb.Helper()
+	eval[bool](p, `(() => { const i = document.querySelector(`+jsString(css)+`); i.value = '`+hex+`'; i.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`)
+}
+
+func TestOfficeEditorPaintsUndoesSavesAndEveryTabFollows(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	one := openPage(t, d.Desk, "/#/~office")
+	two := one.newTab("/#/~office")
+	for _, p := range []*page{one, two} {
+		p.waitFor("the office", `+document.getElementById('office-canvas').dataset.zoom > 0`)
+		p.waitFor("live", `document.getElementById('live-state').textContent === '● live'`)
+		eval[bool](p, tileJS)
+	}
+	const pink = "#ff00aa"
+	before := one.tileColor(2, 8)
+	if before == pink {
+		t.Fatal("the floor is pink before any paint")
+	}
+
+	// Paint: a stroke over three tiles, then a second stroke of one.
+	one.click("#office-edit")
+	one.waitFor("the editor", `!document.querySelector('.office-editor-box').hidden`)
+	one.click(`.office-tool[data-tool="floor"]`)
+	one.setColor(`.office-editor-options input[type="color"]`, pink)
+	time.Sleep(100 * time.Millisecond) // the editor's camera settles on its border
+	one.stroke([2]int{2, 8}, [2]int{3, 8}, [2]int{4, 8})
+	one.stroke([2]int{6, 8})
+	one.waitFor("the paint", `officeTileColor(2, 8) === '`+pink+`' && officeTileColor(4, 8) === '`+pink+`' && officeTileColor(6, 8) === '`+pink+`'`)
+	// Undo goes back a stroke at a time; redo forward.
+	one.click(`[data-act="undo"]`)
+	one.waitFor("the second stroke undone", `officeTileColor(6, 8) !== '`+pink+`' && officeTileColor(3, 8) === '`+pink+`'`)
+	one.click(`[data-act="undo"]`)
+	one.waitFor("the first stroke undone", `officeTileColor(3, 8) === '`+before+`' && officeTileColor(2, 8) === '`+before+`'`)
+	if !eval[bool](one, `document.querySelector('[data-act="undo"]').disabled && document.querySelector('[data-act="save"]').disabled`) {
+		t.Error("with everything undone, undo and save are still on")
+	}
+	one.click(`[data-act="redo"]`)
+	one.waitFor("the first stroke redone", `officeTileColor(2, 8) === '`+pink+`' && officeTileColor(6, 8) !== '`+pink+`'`)
+	// The other tab shows the saved office until a save.
+	if got := two.tileColor(2, 8); got != before {
+		t.Fatalf("the other tab shows %s before the save", got)
+	}
+	one.click(`[data-act="save"]`)
+	one.waitFor("saved", `document.querySelector('.office-editor-status').textContent === 'Saved (revision 1).'`)
+	two.waitFor("the other tab follows", `officeTileColor(2, 8) === '`+pink+`' && officeTileColor(4, 8) === '`+pink+`'`)
+	saved := getLayout(t, d.URL)
+	if saved.Revision != 1 || saved.Colors[8*22+3] != pink || saved.Colors[8*22+6] != "" {
+		t.Fatalf("saved revision %d, colours %q %q", saved.Revision, saved.Colors[8*22+3], saved.Colors[8*22+6])
+	}
+
+	// Two editors: the one that saves second, on the older revision, is told.
+	two.click("#office-edit")
+	two.waitFor("the editor", `!document.querySelector('.office-editor-box').hidden`)
+	two.click(`.office-tool[data-tool="wall"]`)
+	time.Sleep(100 * time.Millisecond)
+	one.stroke([2]int{8, 8})
+	// Painting on the border beyond the right wall grows the office.
+	one.stroke([2]int{22, 10})
+	one.click(`[data-act="save"]`)
+	one.waitFor("saved again", `document.querySelector('.office-editor-status').textContent === 'Saved (revision 2).'`)
+	two.waitFor("told of it", `document.querySelector('.office-editor-status').textContent.includes('saved elsewhere (revision 2)')`)
+	two.stroke([2]int{5, 10})
+	two.allowConsole("status of 409")
+	two.click(`[data-act="save"]`)
+	two.waitFor("the stale save refused", `document.querySelector('.office-editor-status').textContent.startsWith('the office changed since revision 1: it is at revision 2 now')`)
+	if got := getLayout(t, d.URL); got.Revision != 2 || got.Cols != 23 || got.Tiles[10*23+5] == 1 {
+		t.Fatalf("after the refused save: revision %d, %d cols, tile %d", got.Revision, got.Cols, got.Tiles[10*23+5])
+	}
+	// It takes the other tab's office, and its own edit is one undo away.
+	two.click(`[data-act="theirs"]`)
+	two.waitFor("theirs loaded", `document.querySelector('.office-editor-status').textContent.startsWith('Loaded revision 2')`)
+	two.waitFor("their paint", `officeTileColor(8, 8) === '`+pink+`'`)
+	two.click(`[data-act="close"]`)
+
+	// The layout outlives the server.
+	d.Server.Close()
+	again := testdesk.StartIn(t, d.DataDir)
+	if got := getLayout(t, again.URL); got.Revision != 2 || got.Cols != 23 || got.Colors[8*23+8] != pink || got.Colors[8*23+2] != pink {
+		t.Fatalf("after a restart: revision %d, %d cols", got.Revision, got.Cols)
+	}
+	three := openPage(t, again, "/#/~office")
+	three.waitFor("the office", `+document.getElementById('office-canvas').dataset.zoom > 0`)
+	eval[bool](three, tileJS)
+	three.waitFor("the paint after the restart", `officeTileColor(2, 8) === '`+pink+`' && officeTileColor(8, 8) === '`+pink+`'`)
+}
+
+// getLayout reads the office's layout through the API.
+func getLayout(t *testing.T, url string) *office.Layout {
+	t.Helper()
+	res, err := http.Get(url + "/api/office/layout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var l office.Layout
+	if err := json.NewDecoder(res.Body).Decode(&l); err != nil {
+		t.Fatal(err)
+	}
+	return &l
 }
 
 func TestScreenshotsOfTheOffice(t *testing.T) {

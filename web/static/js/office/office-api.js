@@ -38,6 +38,19 @@ export const loadCatalog = () => getJSON(officePaths.catalog());
 export const loadLayout = () => getJSON(officePaths.layout());
 export const loadSeats = () => getJSON(officePaths.seats());
 
+let first = null;
+
+/**
+ * Starts reading what the office needs to draw itself (the catalog, the
+ * layout, the seat choices), once: the page asks as soon as it knows the
+ * office is wanted, while the office's modules are still loading.
+ * @returns {Promise<[object, object, object]>}
+ */
+export function prefetch() {
+  first ||= Promise.all([loadCatalog(), loadLayout(), loadSeats()]);
+  return first;
+}
+
 /** Saves a layout made on its revision; a stale one fails with status 409. */
 export const saveLayout = (layout) => send('PUT', officePaths.layout(), layout);
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"desk/office"
@@ -21,21 +21,21 @@ import (
 // BenchmarkOffice measures the office view in the repo's headless
 // Chromium, with 30 Claude Code sessions reported through the hooks:
 //
-//	go test ./web -run '^$' -bench BenchmarkOffice -benchtime 1x
-//	go test ./web -run '^$' -bench 'BenchmarkOffice/HookToRoster' -benchtime 300x
+//		go test ./web -run '^$' -bench BenchmarkOffice -benchtime 1x
+//		go test ./web -run '^$' -bench 'BenchmarkOffice/HookToRoster' -benchtime 300x
 //
-//   - Frames: 30 characters walking and typing at once (every 1.5 s half
-//     of them are given other seats through the seat API), each frame's
-//     work (moving everyone on and drawing) timed in the page, over 10 s a
-//     run, at the zoom that fits the office (1×) and at 3× (FramesZoom3);
-//   - Idle: 30 agents waiting for their owner, seated: frames drawn in
-//     5 s; IdleHidden: 30 typing agents in a minimised window, the same;
-//   - HookToRoster: from a hook's report (taken before the POST) to the
-//     page seeing its character's roster item in the new state, this
-//     process's wall clock against the page's, one hook every 100 ms;
-//   - FirstPaint: from the navigation to the first frame with every
-//     character on screen, after a reload (FirstPaint) and with the
-//     browser's cache emptied (FirstPaintEmptyCache).
+//	  - Frames: 30 characters walking and typing at once (every 1.5 s half
+//	    of them are given other seats through the seat API), each frame's
+//	    work (moving everyone on and drawing) timed in the page, over 10 s a
+//	    run, at the zoom that fits the office (1×) and at 3× (FramesZoom3);
+//	  - Idle: 30 agents waiting for their owner, seated: frames drawn in
+//	    5 s; IdleHidden: 30 typing agents in a minimised window, the same;
+//	  - HookToRoster: from a hook's report (taken before the POST) to the
+//	    page seeing its character's roster item in the new state, this
+//	    process's wall clock against the page's, one hook every 100 ms;
+//	  - FirstPaint: from the navigation to the first frame with every
+//	    character on screen, after a reload (FirstPaint) and with the
+//	    browser's cache emptied (FirstPaintEmptyCache).
 func BenchmarkOffice(b *testing.B) {
 	d := startOfficeDesk(b, 0)
 	d.putLayout(benchLayout())

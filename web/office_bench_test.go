@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
@@ -253,25 +252,8 @@ func BenchmarkOffice(b *testing.B) {
 	}
 }
 
-// minimize minimises the tab's window (the page is hidden then) or
-// brings it back.
-func minimize(b *testing.B, ctx context.Context, min bool) {
-	b.Helper()
-	w, err := chromedp.CallBrowser(ctx, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: chromedp.FromContext(ctx).Target.TargetID})
-	if err != nil {
-		b.Fatal(err)
-	}
-	state := browser.WindowStateNormal
-	if min {
-		state = browser.WindowStateMinimized
-	}
-	if _, err := chromedp.CallBrowser(ctx, browser.SetWindowBounds, browser.SetWindowBoundsParams{WindowID: w.WindowID, Bounds: &browser.Bounds{WindowState: state}}); err != nil {
-		b.Fatal(err)
-	}
-}
-
 // measureFrames counts the frames the office draws in d.
-func measureFrames(b *testing.B, p *page, d time.Duration) float64 {
+func measureFrames(b testing.TB, p *page, d time.Duration) float64 {
 	b.Helper()
 	before := eval[float64](p, `document.getElementById('office-canvas').officeStats.frames`)
 	time.Sleep(d)

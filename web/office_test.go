@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -14,8 +15,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"desk/agent"
 	"desk/agent/intake"
@@ -455,6 +459,299 @@ func getLayout(t *testing.T, url string) *office.Layout {
 		t.Fatal(err)
 	}
 	return &l
+}
+
+func TestOfficeEditorFurnitureAreasImportAndExport(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	p := openPage(t, d.Desk, "/#/~office")
+	p.waitFor("the office", `+document.getElementById('office-canvas').dataset.zoom > 0`)
+	eval[bool](p, tileJS)
+	p.click("#office-edit")
+	p.waitFor("the editor", `!document.querySelector('.office-editor-box').hidden`)
+	time.Sleep(100 * time.Millisecond)
+	save := func(rev int) {
+		t.Helper()
+		p.click(`[data-act="save"]`)
+		p.waitFor("saved", `document.querySelector('.office-editor-status').textContent === 'Saved (revision `+fmt.Sprint(rev)+`).'`)
+	}
+	choose := func(css, value string) {
+		t.Helper()
+		eval[bool](p, `(() => { const s = document.querySelector(`+jsString(css)+`); s.value = `+jsString(value)+`; s.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`)
+	}
+
+	// Place a plant, and a desk turned a quarter (R), in the lounge.
+	p.click(`.office-tool[data-tool="place"]`)
+	choose(`select[aria-label="Furniture"]`, "plant")
+	p.stroke([2]int{12, 9})
+	choose(`select[aria-label="Furniture"]`, "desk")
+	p.do(chromedp.Focus(chromedp.ID("office-stage")))
+	p.key("r")
+	p.stroke([2]int{14, 9})
+	// A plant where a desk stands does not fit, and nothing changes.
+	choose(`select[aria-label="Furniture"]`, "plant")
+	p.stroke([2]int{14, 10})
+	p.waitFor("the refusal", `document.querySelector('.office-editor-status').textContent === 'A plant does not fit there.'`)
+	save(1)
+	l := getLayout(t, d.URL)
+	find := func(l *office.Layout, typ string, c, r int) *office.Item {
+		for i := range l.Furniture {
+			if f := &l.Furniture[i]; f.Type == typ && f.Col == c && f.Row == r {
+				return f
+			}
+		}
+		return nil
+	}
+	desk := find(l, "desk", 14, 9)
+	if find(l, "plant", 12, 9) == nil || desk == nil || desk.Rot != 1 || find(l, "plant", 14, 10) != nil {
+		t.Fatalf("after placing: %+v", l.Furniture[len(l.Furniture)-3:])
+	}
+
+	// Select the desk, turn it back (R), remove it (Delete), undo the removal.
+	p.click(`.office-tool[data-tool="select"]`)
+	p.stroke([2]int{14, 10})
+	p.waitFor("the desk selected", `document.querySelector('.office-editor-options .office-hint')?.textContent === 'Desk `+desk.UID+`'`)
+	p.do(chromedp.Focus(chromedp.ID("office-stage")))
+	p.key("r")
+	p.key("r")
+	p.key("r")
+	p.key(kb.Delete)
+	p.click(`[data-act="undo"]`)
+	// Drag it one tile right.
+	p.stroke([2]int{14, 9}, [2]int{15, 9})
+	save(2)
+	if got := find(getLayout(t, d.URL), "desk", 15, 9); got == nil || got.Rot != 0 {
+		t.Fatalf("the desk after turning, removing, undoing and dragging: %+v", got)
+	}
+
+	// A new area for the tools project, painted over three tiles.
+	p.click(`.office-tool[data-tool="area"]`)
+	p.click(`.office-editor-options button:nth-of-type(1)`)
+	p.waitFor("the new area", `document.querySelector('input[aria-label="Area name"]')?.value === 'Area 3'`)
+	eval[bool](p, `(() => { const i = document.querySelector('input[aria-label="Area name"]'); i.value = 'Review'; i.dispatchEvent(new Event('change', { bubbles: true })); return true; })()`)
+	choose(`select[aria-label="Area project"]`, "tools")
+	p.stroke([2]int{2, 10}, [2]int{3, 10}, [2]int{4, 10})
+	save(3)
+	l = getLayout(t, d.URL)
+	a := l.Areas[len(l.Areas)-1]
+	if a.Name != "Review" || a.Project != "tools" || fmt.Sprint(a.Tiles) != fmt.Sprint([]int{10*22 + 2, 10*22 + 3, 10*22 + 4}) {
+		t.Fatalf("the area: %+v", a)
+	}
+
+	// Export: the file is the layout.
+	downloads := t.TempDir()
+	if _, err := chromedp.CallBrowser(p.ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
+		t.Fatal(err)
+	}
+	p.click(`[data-act="export"]`)
+	var exported []byte
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b, err := os.ReadFile(filepath.Join(downloads, "desk-office.json")); err == nil && len(b) > 0 && bytes.HasSuffix(b, []byte("\n")) {
+			exported = b
+			break
+		}
+	}
+	back, err := office.Decode(exported)
+	if err != nil {
+		t.Fatalf("the exported file: %v", err)
+	}
+	if back.Revision != 3 || len(back.Areas) != 3 || len(back.Furniture) != len(l.Furniture) {
+		t.Errorf("exported revision %d, %d areas, %d items", back.Revision, len(back.Areas), len(back.Furniture))
+	}
+
+	// Import: a file with unknown furniture is refused with the reason, and changes nothing.
+	bad := *back
+	bad.Furniture = append([]office.Item{}, back.Furniture...)
+	bad.Furniture[0].Type = "jukebox"
+	writeJSON := func(name string, v any) string {
+		b, _ := json.Marshal(v)
+		path := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	p.allowConsole("status of 400")
+	p.do(chromedp.SetUploadFiles(chromedp.CSS(`.office-editor input[type="file"]`), []string{writeJSON("bad.json", bad)}))
+	p.waitFor("the refusal", `document.querySelector('.office-editor-status').textContent.startsWith('bad.json: furniture[0]: "jukebox" is not a kind of furniture')`)
+	notJSON := filepath.Join(t.TempDir(), "notes.json")
+	os.WriteFile(notJSON, []byte("shopping list"), 0o644)
+	p.do(chromedp.SetUploadFiles(chromedp.CSS(`.office-editor input[type="file"]`), []string{notJSON}))
+	p.waitFor("not JSON", `document.querySelector('.office-editor-status').textContent.startsWith('notes.json is not JSON')`)
+	if got := getLayout(t, d.URL); got.Revision != 3 {
+		t.Fatalf("a refused import saved revision %d", got.Revision)
+	}
+	// A good file replaces the office (the default one, here).
+	p.do(chromedp.SetUploadFiles(chromedp.CSS(`.office-editor input[type="file"]`), []string{writeJSON("plain.json", office.Default())}))
+	p.waitFor("imported", `document.querySelector('.office-editor-status').textContent === 'Imported plain.json (revision 4).'`)
+	if got := getLayout(t, d.URL); got.Revision != 4 || len(got.Areas) != 2 || find(got, "desk", 15, 9) != nil {
+		t.Errorf("after the import: revision %d, %d areas", got.Revision, len(got.Areas))
+	}
+}
+
+func TestOfficeSoundsAreOptInAndRemembered(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	d.start("loud", "/work/mygame", "Edit", map[string]any{"file_path": "/work/mygame/a.go"})
+	p := openPage(t, d.Desk, "/#/~office", pageOptions{width: 1400, height: 900, beforeLoad: alertStubs})
+	p.waitFor("the character", item("loud")+`?.dataset.pose === 'type'`)
+	p.waitFor("live", `document.getElementById('live-state').textContent === '● live'`)
+	box := `input[name="office-sound"]`
+	if eval[bool](p, `document.querySelector('`+box+`').checked`) {
+		t.Fatal("sounds are on before the owner turned them on")
+	}
+	d.as("loud", "/work/mygame", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}})
+	p.waitFor("the permission", item("loud")+`.dataset.state === 'needs_permission'`)
+	time.Sleep(100 * time.Millisecond)
+	if got := eval[int](p, `window.alertLog.tones`); got != 0 {
+		t.Fatalf("%d tones while sounds are off", got)
+	}
+	p.click(box)
+	p.waitFor("the sample chime", `window.alertLog.tones === 2`)
+	// A turn that ends chimes; a permission asked sounds its own pair.
+	d.as("loud", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": "/work/mygame/a.go"}})
+	p.waitFor("working", item("loud")+`.dataset.state === 'working'`)
+	d.as("loud", "/work/mygame", "Stop", nil)
+	p.waitFor("the done chime", `window.alertLog.tones === 4`)
+	d.as("loud", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}})
+	d.as("loud", "/work/mygame", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}})
+	p.waitFor("the permission pair", `window.alertLog.tones === 6`)
+
+	p.do(reload())
+	p.waitFor("the character after a reload", item("loud")+` !== null`)
+	if !eval[bool](p, `document.querySelector('`+box+`').checked`) {
+		t.Error("the choice was not remembered")
+	}
+	p.click(box)
+	p.waitFor("off, forgotten", `localStorage.getItem('desk.office.sound') === null`)
+}
+
+// minimize minimises the tab's window (its page is hidden then) or brings
+// it back.
+func minimize(tb testing.TB, ctx context.Context, min bool) {
+	tb.Helper()
+	w, err := chromedp.CallBrowser(ctx, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: chromedp.FromContext(ctx).Target.TargetID})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	state := browser.WindowStateNormal
+	if min {
+		state = browser.WindowStateMinimized
+	}
+	if _, err := chromedp.CallBrowser(ctx, browser.SetWindowBounds, browser.SetWindowBoundsParams{WindowID: w.WindowID, Bounds: &browser.Bounds{WindowState: state}}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestAnIdleOrHiddenOfficeDrawsNothing(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	for i := 0; i < 4; i++ {
+		id := fmt.Sprintf("idle-%d", i)
+		d.start(id, "/work/mygame", "Bash", map[string]any{"command": "make"})
+		d.as(id, "/work/mygame", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}})
+	}
+	p := openPage(t, d.Desk, "/#/~office")
+	p.waitFor("everyone seated, waiting", `document.querySelectorAll('#office-roster > li[data-pose="sit"][data-bubble="permission"]').length === 4`)
+	time.Sleep(300 * time.Millisecond)
+	if n := measureFrames(t, p, 1500*time.Millisecond); n != 0 {
+		t.Errorf("%v frames drawn while nothing moves", n)
+	}
+	// At work they type, a few frames a second; hidden, not one.
+	for i := 0; i < 4; i++ {
+		d.as(fmt.Sprintf("idle-%d", i), "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": "/work/mygame/a.go"}})
+	}
+	p.waitFor("everyone typing", `document.querySelectorAll('#office-roster > li[data-pose="type"]').length === 4`)
+	if n := measureFrames(t, p, time.Second); n < 2 || n > 12 {
+		t.Errorf("%v frames a second for four typists; want a few (a frame per key stroke, not sixty)", n)
+	}
+	minimize(t, p.ctx, true)
+	p.waitFor("the page hidden", `document.visibilityState === 'hidden'`)
+	if n := measureFrames(t, p, 1500*time.Millisecond); n != 0 {
+		t.Errorf("%v frames drawn while hidden", n)
+	}
+	minimize(t, p.ctx, false)
+	p.waitFor("the page shown", `document.visibilityState === 'visible'`)
+	before := eval[float64](p, `document.getElementById('office-canvas').officeStats.frames`)
+	p.waitFor("drawing again", `document.getElementById('office-canvas').officeStats.frames > `+fmt.Sprint(before))
+}
+
+func TestTheOfficeOnAPhone(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	d.start("phone-1", "/work/mygame", "Edit", map[string]any{"file_path": "/work/mygame/store.go"})
+	p := openPage(t, d.Desk, "/#/~office", pageOptions{width: 390, height: 844})
+	p.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch), reload())
+	p.waitReady()
+	p.waitFor("the character", item("phone-1")+`?.dataset.pose === 'type'`)
+	eval[bool](p, tileJS)
+	if w := eval[float64](p, `document.documentElement.scrollWidth`); w > 390 {
+		t.Errorf("the page is %v px wide on a 390 px screen", w)
+	}
+	if !eval[bool](p, `devicePixelRatio === 2 && document.getElementById('office-canvas').width === 2 * document.getElementById('office-canvas').clientWidth`) {
+		t.Error("the canvas does not use the screen's pixels")
+	}
+	// A tap on the character opens its card, docked at the bottom.
+	x := eval[float64](p, `+`+item("phone-1")+`.dataset.x + document.getElementById('office-canvas').getBoundingClientRect().left`)
+	y := eval[float64](p, `+`+item("phone-1")+`.dataset.y + document.getElementById('office-canvas').getBoundingClientRect().top`)
+	p.do(chromedp.TapXY(x, y-10))
+	p.waitFor("the card", `!document.querySelector('.office-card').hidden`)
+	box := eval[[]float64](p, `(() => { const r = document.querySelector('.office-card').getBoundingClientRect(); const s = document.getElementById('office-stage').getBoundingClientRect(); return [r.left, r.right, r.bottom, s.bottom]; })()`)
+	if box[0] > 6 || box[1] < 384 || box[3]-box[2] > 6 {
+		t.Errorf("the card is at %v on the phone; want it across the bottom", box)
+	}
+	p.click(".office-card-close")
+	p.waitFor("the card closed", `document.querySelector('.office-card').hidden`)
+
+	// Two fingers apart zoom in; one finger pans.
+	zoom := eval[float64](p, `+document.getElementById('office-canvas').dataset.zoom`)
+	touch := func(typ input.DispatchTouchEventType, pts ...[2]float64) {
+		var tp []*input.TouchPoint
+		for i, pt := range pts {
+			id := float64(i)
+			tp = append(tp, &input.TouchPoint{X: pt[0], Y: pt[1], ID: &id})
+		}
+		p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: typ, TouchPoints: tp})
+			return err
+		}))
+	}
+	cx, cy := 195.0, 420.0
+	touch(input.DispatchTouchEventTypeTouchStart, [2]float64{cx - 30, cy}, [2]float64{cx + 30, cy})
+	for step := 1; step <= 6; step++ {
+		o := 30 + float64(step)*15
+		touch(input.DispatchTouchEventTypeTouchMove, [2]float64{cx - o, cy}, [2]float64{cx + o, cy})
+	}
+	touch(input.DispatchTouchEventTypeTouchEnd)
+	p.waitFor("zoomed in", `+document.getElementById('office-canvas').dataset.zoom > `+fmt.Sprint(zoom))
+	left := eval[float64](p, `+document.getElementById('office-canvas').dataset.x`)
+	touch(input.DispatchTouchEventTypeTouchStart, [2]float64{cx, cy})
+	for step := 1; step <= 5; step++ {
+		touch(input.DispatchTouchEventTypeTouchMove, [2]float64{cx + float64(step)*12, cy})
+	}
+	touch(input.DispatchTouchEventTypeTouchEnd)
+	p.waitFor("panned", `Math.abs(+document.getElementById('office-canvas').dataset.x - `+fmt.Sprint(left)+` - 60) < 13`)
+	if !eval[bool](p, `document.querySelector('.office-card').hidden`) {
+		t.Error("a pan opened the card")
+	}
+}
+
+func TestHundredsOfSessionsFillTheOfficeAndTheRoster(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	const n = 150
+	for i := 0; i < n; i++ {
+		id := fmt.Sprintf("crowd-%03d", i)
+		d.as(id, "/work/tools", "UserPromptSubmit", map[string]any{"prompt": "go"})
+		d.as(id, "/work/tools", "PreToolUse", map[string]any{"tool_name": "Read", "tool_input": map[string]any{"file_path": "/work/tools/a.go"}})
+	}
+	p := openPage(t, d.Desk, "/#/~office")
+	p.waitFor("everyone", fmt.Sprintf(`document.querySelectorAll('#office-roster > li').length === %d`, n))
+	counts := eval[[]int](p, `(() => {
+		const all = [...document.querySelectorAll('#office-roster > li')];
+		return [all.filter((li) => li.dataset.seat).length, all.filter((li) => !li.dataset.seat && li.dataset.pose === 'standread').length];
+	})()`)
+	if counts[0] != 12 || counts[1] != n-12 {
+		t.Errorf("%d seated and %d reading standing; want 12 and %d", counts[0], counts[1], n-12)
+	}
+	if got := eval[string](p, `document.getElementById('office-summary').textContent`); got != "150 working" {
+		t.Errorf("summary %q", got)
+	}
 }
 
 func TestScreenshotsOfTheOffice(t *testing.T) {

@@ -624,6 +624,105 @@ func TestOfficeSoundsAreOptInAndRemembered(t *testing.T) {
 	p.waitFor("off, forgotten", `localStorage.getItem('desk.office.sound') === null`)
 }
 
+func TestDraggingACharacterToAChairKeepsItThere(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	d.start("mover", "/work/mygame", "Edit", map[string]any{"file_path": "/work/mygame/a.go"})
+	p := openPage(t, d.Desk, "/#/~office")
+	p.waitFor("the character", item("mover")+`?.dataset.pose === 'type'`)
+	eval[bool](p, tileJS)
+	from := eval[string](p, item("mover")+`.dataset.seat`)
+	// The default office's chair-37 is in front of the east wing's last desk (col 19, row 5).
+	x := eval[float64](p, `+`+item("mover")+`.dataset.x + document.getElementById('office-canvas').getBoundingClientRect().left`)
+	y := eval[float64](p, `+`+item("mover")+`.dataset.y + document.getElementById('office-canvas').getBoundingClientRect().top`)
+	tx, ty := p.at(19, 5)
+	held := func(ev *input.DispatchMouseEventParams) {
+		ev.Button = input.MouseButtonLeft
+		ev.Buttons = 1
+	}
+	p.do(chromedp.MouseEvent(chromedp.MousePressed, x, y-20, held, chromedp.ClickCount(1)))
+	for i := 1; i <= 8; i++ {
+		f := float64(i) / 8
+		p.do(chromedp.MouseEvent(chromedp.MouseMoved, x+(tx-x)*f, y-20+(ty-y+20)*f, held))
+	}
+	p.do(chromedp.MouseEvent(chromedp.MouseReleased, tx, ty, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+	p.waitFor("the walk to the new seat", item("mover")+`.dataset.seat === 'chair-37'`)
+	p.waitFor("seated there", item("mover")+`.dataset.pose === 'type' && `+item("mover")+`.dataset.area === 'east'`)
+	if from == "chair-37" || !eval[bool](p, `document.querySelector('.office-card').hidden`) {
+		t.Errorf("from %s; the card opened: %v", from, !eval[bool](p, `document.querySelector('.office-card').hidden`))
+	}
+	// The choice is kept: by the server, for every tab, after a reload.
+	res, err := http.Get(d.URL + "/api/office/seats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seats office.Seats
+	json.NewDecoder(res.Body).Decode(&seats)
+	res.Body.Close()
+	if len(seats.Choices) != 1 || seats.Choices[0].Session != "mover" || seats.Choices[0].Seat != "chair-37" {
+		t.Fatalf("seat choices %+v", seats.Choices)
+	}
+	p.do(reload())
+	p.waitFor("the seat after a reload", item("mover")+`?.dataset.seat === 'chair-37' && `+item("mover")+`.dataset.pose === 'type'`)
+}
+
+// managedStubs stand in for the session routes of sessions desk launches
+// (GET /api/sessions/{id}/screen, POST .../input) and mark one agent
+// session as launched, as GET /api/agents does for them: the card's side
+// of that API, tested here against its documented shapes.
+const managedStubs = `
+	window.sessionLog = [];
+	const realFetch = window.fetch.bind(window);
+	window.fetch = async (url, init = {}) => {
+		const path = new URL(url, location.href).pathname;
+		if (path === '/api/agents') {
+			const res = await realFetch(url, init);
+			const data = await res.json();
+			for (const a of data.agents) if (a.id === 'launched') Object.assign(a, { managed: true, session: 'sess-1' });
+			return new Response(JSON.stringify(data), { status: 200, headers: { 'Content-Type': 'application/json' } });
+		}
+		if (path.startsWith('/api/sessions/')) {
+			window.sessionLog.push([init.method || 'GET', path, init.body || '', new Headers(init.headers).get('X-Desk-Token') || '']);
+			if (path.endsWith('/screen')) return new Response(JSON.stringify({ cols: 80, rows: 3, cursor: { row: 2, col: 2 }, lines: ['Do you want to proceed?', '❯ 1. Yes', '  2. No'], title: 'claude' }), { status: 200, headers: { 'Content-Type': 'application/json' } });
+			return new Response('{"ok":true}', { status: 202, headers: { 'Content-Type': 'application/json' } });
+		}
+		return realFetch(url, init);
+	};
+`
+
+func TestTheCardOfALaunchedSessionOpensItsTerminalAndAnswersIt(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	d.start("launched", "/work/mygame", "Bash", map[string]any{"command": "rm -rf build"})
+	d.as("launched", "/work/mygame", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf build"}})
+	p := openPage(t, d.Desk, "/#/~office", pageOptions{width: 1400, height: 900, beforeLoad: managedStubs})
+	p.waitFor("the character", item("launched")+`?.dataset.bubble === 'permission'`)
+	x := eval[float64](p, `+`+item("launched")+`.dataset.x + document.getElementById('office-canvas').getBoundingClientRect().left`)
+	y := eval[float64](p, `+`+item("launched")+`.dataset.y + document.getElementById('office-canvas').getBoundingClientRect().top`)
+	p.do(chromedp.MouseClickXY(x, y-20))
+	p.waitFor("the card", `!document.querySelector('.office-card').hidden`)
+	buttons := eval[string](p, `[...document.querySelectorAll('.office-card-actions button, .office-card-actions a')].map((b) => b.textContent).join(', ')`)
+	if buttons != "Open terminal, Allow, Deny" {
+		t.Fatalf("the card offers %q", buttons)
+	}
+	token := eval[string](p, `document.querySelector('meta[name="desk-token"]').content`)
+	p.click(".office-card-actions .button.primary")
+	p.waitFor("allowed", `document.querySelector('.office-card-sent')?.textContent === 'Allowed.'`)
+	if got := eval[string](p, `JSON.stringify(window.sessionLog[0])`); got != `["POST","/api/sessions/sess-1/input","{\"keys\":[\"enter\"]}","`+token+`"]` {
+		t.Errorf("the answer sent %s", got)
+	}
+	// The terminal: its screen, and what the owner types.
+	p.click(".office-card-actions button")
+	p.waitFor("the screen", `document.querySelector('.office-screen')?.textContent === 'Do you want to proceed?\n❯ 1. Yes\n  2. No'`)
+	p.typeInto(".office-type", "y")
+	p.click(".office-term-form button[type=submit]")
+	p.waitFor("typed", `window.sessionLog.some((e) => e[2] === '{"text":"y"}') && window.sessionLog.filter((e) => e[2] === '{"keys":["enter"]}').length === 2`)
+	// When the state changes the card follows, and the terminal stays open.
+	d.as("launched", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
+	p.waitFor("working", `document.querySelector('.office-card-state')?.textContent.startsWith('Working')`)
+	if eval[string](p, `[...document.querySelectorAll('.office-card-actions button')].map((b) => b.textContent).join(', ')`) != "Hide terminal" || eval[bool](p, `document.querySelector('.office-terminal').hidden`) {
+		t.Error("the terminal closed, or Allow stayed, when the state changed")
+	}
+}
+
 // minimize minimises the tab's window (its page is hidden then) or brings
 // it back.
 func minimize(tb testing.TB, ctx context.Context, min bool) {
@@ -754,32 +853,77 @@ func TestHundredsOfSessionsFillTheOfficeAndTheRoster(t *testing.T) {
 	}
 }
 
+// TestScreenshotsOfTheOffice takes the pictures of the office in docs/ and
+// the README: agents in every state (typing, reading, asking for
+// permission, waiting for input, just done, unknown, a sub-agent), a card,
+// and the editor. It always checks that the office shows them; with
+// -update-office-screenshots it writes the files:
+//
+//	go test ./web -run TestScreenshotsOfTheOffice -update-office-screenshots
 func TestScreenshotsOfTheOffice(t *testing.T) {
-	d := startOfficeDesk(t, 0)
+	const lease = 3 * time.Second
+	d := startOfficeDesk(t, lease)
 	d.putLayout(mappedOffice())
-	edit := func(file string) map[string]any { return map[string]any{"file_path": "/work/mygame/" + file} }
-	d.start("s-edit", "/work/mygame", "Edit", edit("store.go"))
-	d.start("s-read", "/work/mygame", "Read", edit("render.go"))
+	file := func(name string) map[string]any { return map[string]any{"file_path": "/work/mygame/" + name} }
+	// The one that goes quiet: unknown once its lease is over.
+	d.start("s-quiet", "/work/tools", "Edit", file("quiet.go"))
+	time.Sleep(lease + 300*time.Millisecond)
+	d.start("s-edit", "/work/mygame", "Edit", file("store.go"))
+	d.start("s-read", "/work/mygame", "Read", file("render.go"))
 	d.start("s-grep", "/work/mygame", "Grep", map[string]any{"pattern": "lava"})
+	d.as("s-edit", "/work/mygame", "SubagentStart", map[string]any{"agent_id": "explore-1", "agent_type": "Explore"})
 	d.start("s-perm", "/work/tools", "Bash", map[string]any{"command": "make deploy"})
 	d.as("s-perm", "/work/tools", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make deploy"}})
-	d.start("s-wait", "/work/tools", "Read", edit("a.go"))
+	d.start("s-wait", "/work/tools", "Read", file("a.go"))
 	d.as("s-wait", "/work/tools", "PostToolUse", map[string]any{"tool_name": "Read"})
 	d.as("s-wait", "/work/tools", "Notification", map[string]any{"notification_type": "idle_prompt", "message": "Claude is waiting for your input"})
-	d.start("s-run", "/work/tools", "Bash", map[string]any{"command": "go test ./..."})
-	d.as("s-edit", "/work/mygame", "SubagentStart", map[string]any{"agent_id": "helper-1", "agent_type": "Explore"})
+	d.start("s-done", "/work/tools", "Bash", map[string]any{"command": "go test ./..."})
 
 	p := openPage(t, d.Desk, "/#/~office", pageOptions{width: 1280, height: 800})
-	p.waitFor("the characters", `document.querySelectorAll('#office-roster > li').length >= 6`)
-	time.Sleep(800 * time.Millisecond)
-	shot(t, p, "office.png")
-	t.Log(eval[[]string](p, officeRoster))
-	p.do(chromedp.Focus(chromedp.ID("office-stage")))
-	p.key("+")
-	p.key("+")
-	p.key("+")
-	time.Sleep(300 * time.Millisecond)
-	shot(t, p, "office-zoom.png")
+	p.waitFor("the characters", `document.querySelectorAll('#office-roster > li').length === 8`)
+	p.waitFor("seated", `[...document.querySelectorAll('#office-roster > li')].every((li) => li.dataset.pose !== 'walk')`)
+	// Keep the working ones working, and end a turn, right before the picture.
+	d.as("s-edit", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Edit", "tool_input": file("store.go")})
+	d.as("s-read", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Read", "tool_input": file("render.go")})
+	d.as("s-grep", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Grep", "tool_input": map[string]any{"pattern": "lava"}})
+	d.as("explore-1", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Glob", "tool_input": map[string]any{"pattern": "**/*.go"}})
+	d.as("s-done", "/work/tools", "PostToolUse", map[string]any{"tool_name": "Bash"})
+	d.as("s-done", "/work/tools", "Stop", nil)
+	p.waitFor("every state on screen", `(() => {
+		const st = (id) => document.querySelector('#office-roster > li[data-session="' + id + '"]')?.dataset;
+		return st('s-quiet')?.state === 'unknown' && st('s-perm')?.bubble === 'permission' && st('s-wait')?.bubble === 'waiting'
+			&& st('s-done')?.bubble === 'done' && st('s-edit')?.pose === 'type' && st('s-read')?.pose === 'read' && st('explore-1')?.small === 'true';
+	})()`)
+	time.Sleep(150 * time.Millisecond)
+	checkShot(t, shot(t, p, "office.png"), 1280, 800)
+
+	// The card of the one asking for permission.
+	eval[bool](p, pixelsJS)
+	x := eval[float64](p, `+`+item("s-perm")+`.dataset.x + document.getElementById('office-canvas').getBoundingClientRect().left`)
+	y := eval[float64](p, `+`+item("s-perm")+`.dataset.y + document.getElementById('office-canvas').getBoundingClientRect().top`)
+	p.do(chromedp.MouseClickXY(x, y-20))
+	p.waitFor("the card", `!document.querySelector('.office-card').hidden`)
+	time.Sleep(100 * time.Millisecond)
+	checkShot(t, shot(t, p, "office-card.png"), 1280, 800)
+	p.key("\x1b")
+
+	// The editor, painting an area.
+	p.click("#office-edit")
+	p.waitFor("the editor", `!document.querySelector('.office-editor-box').hidden`)
+	p.click(`.office-tool[data-tool="area"]`)
+	time.Sleep(150 * time.Millisecond)
+	eval[bool](p, tileJS)
+	xx, yy := p.at(12, 9)
+	p.do(chromedp.MouseEvent(chromedp.MouseMoved, xx, yy))
+	time.Sleep(100 * time.Millisecond)
+	checkShot(t, shot(t, p, "office-editor.png"), 1280, 800)
+}
+
+func checkShot(t *testing.T, img image.Image, w, h int) {
+	t.Helper()
+	if b := img.Bounds(); b.Dx() != w || b.Dy() != h {
+		t.Errorf("screenshot is %v, want %d×%d", b, w, h)
+	}
 }
 
 // shot takes a screenshot of the page; with -update-office-screenshots it

@@ -189,6 +189,10 @@ function frontBody(px, c, look, dir, pose, frame, y0, seated, walking) {
   px(11, 10 + y0, 1, 6, c.shirtD);
   px(4, 16 + y0, 8, 1, c.pantsD);
   if (!back) px(7, 10 + y0, 2, 1, c.skinD); // the collar
+  else {
+    px(4, 10 + y0, 8, 1, c.shirtD); // the shoulders' line, under the hair
+    px(4, 10 + y0, 1, 6, c.shirtD);
+  }
   const arms = armsFront(pose, frame, back, walking);
   for (const a of arms) {
     px(a.x, a.y + y0, 1, a.len, c.shirtD);
@@ -270,9 +274,12 @@ function hairFront(px, c, style, back, y0) {
       px(4, y(1), 8, 3, c.hair);
       px(3, y(2), 1, 9, c.hair);
       px(12, y(2), 1, 9, c.hair);
-      px(4, y(4), 1, back ? 7 : 5, c.hair);
-      px(11, y(4), 1, back ? 7 : 5, c.hair);
-      if (back) px(5, y(4), 6, 7, c.hair);
+      px(4, y(4), 1, 5, c.hair);
+      px(11, y(4), 1, 5, c.hair);
+      if (back) {
+        px(5, y(4), 6, 5, c.hair);
+        px(6, y(9), 4, 1, c.hair);
+      }
       px(6, y(1), 2, 1, c.hairL);
       break;
     case 'curly':

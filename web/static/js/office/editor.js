@@ -100,10 +100,8 @@ export class Editor {
     ];
     replaceChildren(
       this.panel,
-      h('div', { class: 'office-editor-tools' }, tools),
-      h('div', { class: 'office-editor-options' }, this.options()),
-      h('div', { class: 'office-editor-actions' }, actions, this.fileInput),
-      this.status,
+      h('div', { class: 'office-editor-row' }, h('div', { class: 'office-editor-tools' }, tools), h('div', { class: 'office-editor-actions' }, actions, this.fileInput)),
+      h('div', { class: 'office-editor-row' }, h('div', { class: 'office-editor-options' }, this.options()), this.status),
     );
   }
 

@@ -261,7 +261,7 @@ func measureFrames(b testing.TB, p *page, d time.Duration) float64 {
 }
 
 // choose seats a session through the seat API ("" lets the office choose).
-func choose(b *testing.B, url, session, seat string) {
+func choose(b testing.TB, url, session, seat string) {
 	body, _ := json.Marshal(map[string]string{"session": session, "seat": seat})
 	req, _ := http.NewRequestWithContext(context.Background(), "PUT", url+"/api/office/seats", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")

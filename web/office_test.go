@@ -277,8 +277,12 @@ func TestOfficeCharactersFollowTheirSessionsLive(t *testing.T) {
 	cx, cy := canvas[0]+x, canvas[1]+y-20
 	p.do(chromedp.MouseEvent("mouseMoved", cx, cy))
 	p.waitFor("the hover label", `!document.getElementById('office-label').hidden && document.getElementById('office-label').textContent === 'claude · mygame · needs permission: desk-gosdk: echo'`)
+	if err := d.DB.AgentTouched(context.Background(), "claude", claudeSession, claudeFolder, "MG-3"); err != nil {
+		t.Fatal(err)
+	}
 	p.do(chromedp.MouseClickXY(cx, cy))
 	p.waitFor("the card", `!document.querySelector('.office-card').hidden && document.querySelector('.office-card-state').textContent.startsWith('Needs permission for ')`)
+	p.waitFor("the issue it touched", `document.querySelector('.office-card-issues a')?.getAttribute('href') === '#/mygame/MG-3'`)
 	if got := eval[string](p, `document.querySelector('.office-card a.button').getAttribute('href')`); got != "#/~agents/"+claudeSession {
 		t.Errorf("the card links to %q", got)
 	}
@@ -516,11 +520,12 @@ func TestOfficeEditorFurnitureAreasImportAndExport(t *testing.T) {
 	p.key("r")
 	p.key(kb.Delete)
 	p.click(`[data-act="undo"]`)
-	// Drag it one tile right.
+	// Drag it one tile right, and paint it walnut.
 	p.stroke([2]int{14, 9}, [2]int{15, 9})
+	p.setColor(`.office-editor-options input[type="color"]`, "#5a3a22")
 	save(2)
-	if got := find(getLayout(t, d.URL), "desk", 15, 9); got == nil || got.Rot != 0 {
-		t.Fatalf("the desk after turning, removing, undoing and dragging: %+v", got)
+	if got := find(getLayout(t, d.URL), "desk", 15, 9); got == nil || got.Rot != 0 || got.Color != "#5a3a22" {
+		t.Fatalf("the desk after turning, removing, undoing, dragging and painting: %+v", got)
 	}
 
 	// A new area for the tools project, painted over three tiles.
@@ -720,6 +725,64 @@ func TestTheCardOfALaunchedSessionOpensItsTerminalAndAnswersIt(t *testing.T) {
 	p.waitFor("working", `document.querySelector('.office-card-state')?.textContent.startsWith('Working')`)
 	if eval[string](p, `[...document.querySelectorAll('.office-card-actions button')].map((b) => b.textContent).join(', ')`) != "Hide terminal" || eval[bool](p, `document.querySelector('.office-terminal').hidden`) {
 		t.Error("the terminal closed, or Allow stayed, when the state changed")
+	}
+}
+
+// worldJS reads the canvas's colour at a world pixel (the middle of it).
+const worldJS = `window.officeWorld = (wx, wy) => {
+	const el = document.getElementById('office-canvas');
+	const z = +el.dataset.zoom, dpr = devicePixelRatio;
+	const d = el.getContext('2d').getImageData(Math.round((+el.dataset.x + (wx + 0.5) * z) * dpr), Math.round((+el.dataset.y + (wy + 0.5) * z) * dpr), 1, 1).data;
+	return '#' + [d[0], d[1], d[2]].map((v) => v.toString(16).padStart(2, '0')).join('');
+};
+true`
+
+func TestDepthHidesWhatIsBehindAndScreensLightUp(t *testing.T) {
+	d := startOfficeDesk(t, 0)
+	// behind sits behind the first west desk (chair-11 at col 2, row 3,
+	// facing down onto it); front sits in front of it (chair-12 at col 3,
+	// row 5, facing up, its back to the room).
+	for id, seat := range map[string]string{"behind": "chair-11", "front": "chair-12"} {
+		d.start(id, "/work/mygame", "Edit", map[string]any{"file_path": "/work/mygame/a.go"})
+		choose(t, d.URL, id, seat)
+	}
+	p := openPage(t, d.Desk, "/#/~office")
+	p.waitFor("both seated", item("behind")+`?.dataset.seat === 'chair-11' && `+item("front")+`?.dataset.seat === 'chair-12' && `+item("behind")+`.dataset.pose === 'type' && `+item("front")+`.dataset.pose === 'type'`)
+	eval[bool](p, worldJS)
+	// World pixels: the lap of the one behind the desk (under the desk
+	// top), its head (above it); the lower back of the one in the chair
+	// (under the chair's back), its head; the edge of the screen the one
+	// behind the desk looks at (from behind: the light round its edges).
+	points := map[string][2]int{"behind lap": {36, 60}, "behind head": {38, 46}, "front back": {56, 89}, "front head": {56, 78}, "screen edge": {33, 62}}
+	read := func() map[string]string {
+		out := map[string]string{}
+		for name, pt := range points {
+			out[name] = eval[string](p, fmt.Sprintf(`officeWorld(%d, %d)`, pt[0], pt[1]))
+		}
+		return out
+	}
+	working := read()
+	// Waiting for permission, the screen goes dark.
+	d.as("behind", "/work/mygame", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "make"}})
+	p.waitFor("the permission", item("behind")+`.dataset.bubble === 'permission'`)
+	p.waitFor("the screen off", fmt.Sprintf(`officeWorld(33, 62) !== '%s'`, working["screen edge"]))
+	for _, id := range []string{"behind", "front"} {
+		d.as(id, "/work/mygame", "SessionEnd", map[string]any{"reason": "prompt_input_exit"})
+	}
+	p.waitForWithin("both gone", `document.querySelectorAll('#office-roster > li').length === 0`, 15*time.Second)
+	empty := read()
+	for _, hidden := range []string{"behind lap", "front back"} {
+		if working[hidden] != empty[hidden] {
+			t.Errorf("%s: %s with the agent there, %s without: it is not hidden", hidden, working[hidden], empty[hidden])
+		}
+	}
+	for _, shown := range []string{"behind head", "front head"} {
+		if working[shown] == empty[shown] {
+			t.Errorf("%s: %s either way: the agent is not drawn there", shown, working[shown])
+		}
+	}
+	if working["screen edge"] == empty["screen edge"] {
+		t.Errorf("the screen edge is %s whether its agent works or not", working["screen edge"])
 	}
 }
 

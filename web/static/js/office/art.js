@@ -580,13 +580,14 @@ export function drawItem(type, rot, color, fw, fh, { part = '', on = false, fram
       const top = shade(wood, 0.15);
       const edge = shade(wood, -0.2);
       const panel = shade(wood, -0.35);
-      px(0, 5, W, H - 5 - 8, top);
-      px(0, 5, W, 1, shade(wood, 0.3));
+      // The top reaches up over the lap of whoever sits behind it.
+      px(0, 1, W, H - 1 - 8, top);
+      px(0, 1, W, 1, shade(wood, 0.3));
       px(0, H - 8, W, 2, edge);
       px(1, H - 6, W - 2, 4, panel);
       px(1, H - 6, 2, 6, edge);
       px(W - 3, H - 6, 2, 6, edge);
-      for (let x = 6; x < W - 4; x += 9) px(x, 8, 4, 1, shade(wood, 0.05));
+      for (let x = 6; x < W - 4; x += 9) px(x, 5, 4, 1, shade(wood, 0.05));
       break;
     }
     case 'chair': {

@@ -287,13 +287,16 @@ export class DeskApp {
   // The office view (office/office-view.js), loaded when it is first opened.
   showOffice() {
     if (!this.officeLoading) {
-      // Its modules at once, in parallel, rather than one level of imports at a time.
+      // What it draws is asked for first; then its modules, all at once,
+      // rather than one level of imports at a time.
+      const data = Promise.all([import('./office/office-api.js').then((m) => m.prefetch()), this.loadAgents()]);
+      loadStyle(new URL('../css/office.css', import.meta.url).pathname);
       const now = LATER_MODULES.filter((m) => m.startsWith('office/') || m.startsWith('agents/') || m === 'throttle.js');
       for (const m of now) document.head.append(h('link', { rel: 'modulepreload', href: new URL(m, import.meta.url).pathname }));
+      this.officeLoading = Promise.all([import('./office/office-view.js'), data]).then(([m]) => {
+        this.officeView = new m.OfficeView(this.officePane, this);
+      });
     }
-    this.officeLoading ||= Promise.all([import('./office/office-view.js'), this.loadAgents(), import('./office/office-api.js').then((m) => m.prefetch())]).then(([m]) => {
-      this.officeView = new m.OfficeView(this.officePane, this);
-    });
     this.officeLoading.then(
       () => this.route.office && this.officeView.show(),
       (err) => toastError(err, 'Could not load the office'),

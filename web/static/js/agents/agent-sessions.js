@@ -14,7 +14,7 @@ import { issueIndex, issueMark, stateSnapshot, attentionCount, durationSince } f
 const REFRESH_WAIT_MS = 30;
 const REFRESH_GAP_MS = 250;
 // While the office is open its characters follow within a frame or two.
-const QUICK_WAIT_MS = 5;
+const QUICK_WAIT_MS = 0;
 const QUICK_GAP_MS = 40;
 // How often the list is read while the live stream is down.
 const POLL_MS = 5000;

@@ -146,6 +146,7 @@ export class OfficeView {
       this.seatsRevision = seats.revision;
       this.useLayout(layout);
       this.update();
+      performance.mark('office:layout');
     } catch (err) {
       this.summary.textContent = `The office could not be loaded: ${err.message}`;
       toastError(err, 'Could not load the office');
@@ -183,6 +184,7 @@ export class OfficeView {
   // ---- Showing -----------------------------------------------------------------
 
   show() {
+    if (!this.shown) performance.mark('office:shown');
     this.shown = true;
     this.app.agents?.setQuick?.(true);
     this.resize();
@@ -305,15 +307,15 @@ export class OfficeView {
     if (!this.scene || !agents?.loaded) return;
     const now = performance.now() / 1000;
     const changes = this.scene.sync(agents.sessions, now);
-    if (changes.length || !this.synced) {
-      this.synced = true;
-      this.rosterDue = true;
-      if (this.shown) this.updateRoster(now);
-      this.sound(changes);
-      const live = [...this.scene.characters.values()].filter((c) => !c.leaving);
-      this.summary.textContent = live.length ? summaryText(live.map((c) => c.session)) : 'No agents in the office';
-      this.empty.hidden = live.length > 0;
-    }
+    this.synced = true;
+    // A state, or only what an agent does: the roster says it at once.
+    this.rosterDue = true;
+    if (this.shown) this.updateRoster(now);
+    this.sound(changes);
+    const live = [...this.scene.characters.values()].filter((c) => !c.leaving);
+    const summary = live.length ? summaryText(live.map((c) => c.session)) : 'No agents in the office';
+    if (this.summary.textContent !== summary) this.summary.textContent = summary;
+    if (this.empty.hidden !== live.length > 0) this.empty.hidden = live.length > 0;
     const open = this.card.openId;
     if (open) this.card.update(this.scene.characters.get(open)?.session || null);
     if (this.hover) {
@@ -458,8 +460,9 @@ export class OfficeView {
 
   pointerDown(e) {
     this.sounds.unlock();
-    this.stage.focus({ preventScroll: true });
+    // A press in the card or the label is theirs.
     if (e.target !== this.canvas && e.target !== this.stage) return;
+    this.stage.focus({ preventScroll: true });
     const p = this.point(e);
     this.pointers.set(e.pointerId, p);
     this.stage.setPointerCapture?.(e.pointerId);
@@ -531,7 +534,7 @@ export class OfficeView {
       return;
     }
     if (e.pointerType === 'mouse') {
-      const ch = this.characterAt(p);
+      const ch = e.target === this.canvas ? this.characterAt(p) : null;
       this.setHover(ch ? ch.id : null);
     }
   }

@@ -27,15 +27,17 @@ const (
 	ChangeHandoff  = "handoff"
 	ChangeIssue    = "issue"
 	ChangeProject  = "project"
-	ChangeAgent    = "agent"
 	ChangeOffice   = "office"
+	ChangeAgent    = "agent"
 )
 
 // IsLive reports whether a change is one the live views show as an entry
 // (sent as a "change" event) rather than a bare reason to refresh.
 func (c *Change) IsLive() bool {
 	switch c.Type {
-	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent, ChangeOffice:
+	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent:
+		return true
+	case ChangeOffice: // the office reads its layout or seats again
 		return true
 	}
 	return false

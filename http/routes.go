@@ -52,8 +52,8 @@ func (s *Server) routes() *router {
 
 	rt.handle(get, "/api/attachments/{id}", s.getAttachment)
 	rt.handle(del, "/api/attachments/{id}", s.deleteAttachment)
-	s.agentRoutes(rt)
 	s.officeRoutes(rt)
+	s.agentRoutes(rt)
 	return rt
 }
 

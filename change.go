@@ -9,7 +9,8 @@ type Change struct {
 	Issue   *string `json:"issue"`
 	// Type is comment, activity or handoff for the rows the live views show;
 	// issue and project for writes they only need to refresh after (a
-	// deletion, a setting); agent for agent sessions.
+	// deletion, a setting); agent for agent sessions; office for the
+	// office's layout and seats.
 	Type    string  `json:"type"`
 	ID      int64   `json:"id"` // the comment, activity, handoff or session row
 	Action  string  `json:"action"`
@@ -26,6 +27,7 @@ const (
 	ChangeHandoff  = "handoff"
 	ChangeIssue    = "issue"
 	ChangeProject  = "project"
+	ChangeOffice   = "office"
 	ChangeAgent    = "agent"
 	ChangePair     = "pair" // a pair's transcript grew; ID is the entry
 )
@@ -35,6 +37,8 @@ const (
 func (c *Change) IsLive() bool {
 	switch c.Type {
 	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent, ChangePair:
+		return true
+	case ChangeOffice: // the office reads its layout or seats again
 		return true
 	}
 	return false

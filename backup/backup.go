@@ -4,7 +4,8 @@
 // A backup holds a consistent copy of the database (taken with VACUUM INTO
 // inside one read transaction, so writers are never blocked and never
 // half-seen), every attachment the database names, the repo links
-// (projects.json) and a manifest with the row counts, the schema version
+// (projects.json), the office's layout and seat choices (office.json,
+// office-seats.json) and a manifest with the row counts, the schema version
 // and the size and SHA-256 of every file. The search index is left out: it
 // only copies other tables, and the first open of the restored desk
 // rebuilds it.
@@ -36,6 +37,7 @@ import (
 
 	"desk"
 	"desk/link"
+	"desk/office"
 	"desk/sqlite"
 )
 
@@ -136,9 +138,12 @@ func Create(ctx context.Context, dataDir, out string) (*Manifest, error) {
 	if err := add(sqlite.FileName, copyPath, zip.Deflate); err != nil {
 		return nil, fmt.Errorf("backup: add the database: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, link.FileName)); err == nil {
-		if err := add(link.FileName, filepath.Join(dataDir, link.FileName), zip.Deflate); err != nil {
-			return nil, fmt.Errorf("backup: add %s: %w", link.FileName, err)
+	// The links, and the office's layout and seat choices.
+	for _, name := range []string{link.FileName, office.LayoutName, office.SeatsName} {
+		if _, err := os.Stat(filepath.Join(dataDir, name)); err == nil {
+			if err := add(name, filepath.Join(dataDir, name), zip.Deflate); err != nil {
+				return nil, fmt.Errorf("backup: add %s: %w", name, err)
+			}
 		}
 	}
 	for _, rel := range stored {

@@ -19,6 +19,7 @@ import (
 
 	"desk"
 	"desk/link"
+	"desk/office"
 	"desk/serverfile"
 	"desk/sqlite"
 )
@@ -226,6 +227,11 @@ func verify(ctx context.Context, zipPath, dir string) (*Manifest, error) {
 	if _, err := os.Stat(filepath.Join(dir, link.FileName)); err == nil {
 		if _, err := link.Read(dir); err != nil {
 			return nil, bad("%s is not valid: %v", link.FileName, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, office.LayoutName)); err == nil {
+		if _, err := office.NewStore(dir).Layout(); err != nil {
+			return nil, bad("%s", desk.ErrorMessage(err))
 		}
 	}
 	return &m, nil

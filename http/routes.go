@@ -52,6 +52,7 @@ func (s *Server) routes() *router {
 
 	rt.handle(get, "/api/attachments/{id}", s.getAttachment)
 	rt.handle(del, "/api/attachments/{id}", s.deleteAttachment)
+	s.officeRoutes(rt)
 	s.agentRoutes(rt)
 	s.claimRoutes(rt)
 	s.pairRoutes(rt)

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseRoute, formatRoute } from '../static/js/router.js';
 
-const route = (fields) => ({ project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null, ...fields });
+const route = (fields) => ({ project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null, office: false, ...fields });
 
 test('deep links name the project, an issue, the handoff or an agent session', () => {
   assert.deepEqual(parseRoute('#/mygame/mg-12'), route({ project: 'mygame', issue: 'MG-12' }));
@@ -10,6 +10,7 @@ test('deep links name the project, an issue, the handoff or an agent session', (
   assert.deepEqual(parseRoute('#/mygame'), route({ project: 'mygame' }));
   assert.deepEqual(parseRoute('#/~agents'), route({ agents: true }));
   assert.deepEqual(parseRoute('#/~agents/547f7264-e9b6'), route({ agents: true, agent: '547f7264-e9b6' }));
+  assert.deepEqual(parseRoute('#/~office'), route({ office: true }));
 });
 
 test('junk hashes give the start page or drop the bad part', () => {
@@ -21,7 +22,7 @@ test('junk hashes give the start page or drop the bad part', () => {
 });
 
 test('routes round-trip', () => {
-  for (const hash of ['#/mygame/MG-12', '#/mygame/~handoff', '#/mygame/~pair', '#/mygame/~pair/p3', '#/mygame', '#/~agents', '#/~agents/547f7264-e9b6', '#/']) {
+  for (const hash of ['#/mygame/MG-12', '#/mygame/~handoff', '#/mygame/~pair', '#/mygame/~pair/p3', '#/mygame', '#/~agents', '#/~agents/547f7264-e9b6', '#/~office', '#/']) {
     assert.equal(formatRoute(parseRoute(hash)), hash);
   }
 });

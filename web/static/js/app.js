@@ -53,6 +53,8 @@ const LATER_MODULES = [
   'pair/pair-view.js', 'pair/pair-model.js',
   'dialogs/dialog.js', 'dialogs/new-issue.js', 'dialogs/new-project.js', 'dialogs/project-settings.js',
   'dialogs/merge.js', 'dialogs/help.js',
+  'office/office-view.js', 'office/office-api.js', 'office/model.js', 'office/scene.js', 'office/art.js', 'office/renderer.js',
+  'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
 ];
 
 // An issue no agent session works on.
@@ -103,6 +105,9 @@ export class DeskApp {
     this.listPane = new ListPane(document.getElementById('list-pane'), this);
     this.detailPane = document.getElementById('detail-pane');
     this.agentsPane = document.getElementById('agents-pane');
+    this.officePane = document.getElementById('office-pane');
+    /** @type {import('./office/office-view.js').OfficeView|null} */
+    this.officeView = null;
     /** @type {import('./detail/detail-view.js').DetailView|null} */
     this.detailView = null;
     /** @type {import('./handoff-view.js').HandoffView|null} */
@@ -179,7 +184,7 @@ export class DeskApp {
         },
         shownChange: () => this.project?.last_change,
       });
-      this.live.follow(this.route.agents ? null : this.slug);
+      this.live.follow(this.route.agents || this.route.office ? null : this.slug);
     });
   }
 
@@ -222,6 +227,7 @@ export class DeskApp {
     this.listPane.view.refresh();
     this.detailView?.updateAgents();
     this.agentsView?.update();
+    this.officeView?.update();
     this.topBar?.renderNav();
   }
 
@@ -260,8 +266,12 @@ export class DeskApp {
     // the browser restyle the pane, on every click on a row.
     if (this.agentsPane.hidden !== !route.agents) this.agentsPane.hidden = !route.agents;
     if (!route.agents) this.agentsView?.hide();
+    this.workspace.classList.toggle('office', route.office);
+    if (this.officePane.hidden !== !route.office) this.officePane.hidden = !route.office;
+    if (route.office) this.showOffice();
+    else this.officeView?.hide();
     document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff || route.pair));
-    if (route.agents) {
+    if (route.agents || route.office) {
       this.live?.follow(null);
     } else if (!route.project) {
       this.chooseProject();
@@ -278,6 +288,25 @@ export class DeskApp {
     if (!route.issue) this.listPane.view.refresh();
     else if (!loading) this.setCursor(route.issue, { reveal: true });
     this.topBar?.render();
+  }
+
+  // The office view (office/office-view.js), loaded when it is first opened.
+  showOffice() {
+    if (!this.officeLoading) {
+      // What it draws is asked for first; then its modules, all at once,
+      // rather than one level of imports at a time.
+      const data = Promise.all([import('./office/office-api.js').then((m) => m.prefetch()), this.loadAgents()]);
+      loadStyle(new URL('../css/office.css', import.meta.url).pathname);
+      const now = LATER_MODULES.filter((m) => m.startsWith('office/') || m.startsWith('agents/') || m === 'throttle.js');
+      for (const m of now) document.head.append(h('link', { rel: 'modulepreload', href: new URL(m, import.meta.url).pathname }));
+      this.officeLoading = Promise.all([import('./office/office-view.js'), data]).then(([m]) => {
+        this.officeView = new m.OfficeView(this.officePane, this);
+      });
+    }
+    this.officeLoading.then(
+      () => this.route.office && this.officeView.show(),
+      (err) => toastError(err, 'Could not load the office'),
+    );
   }
 
   /**

@@ -64,15 +64,27 @@ export function agentKeyMap(app) {
   });
 }
 
+/**
+ * The keys of the Office view: the shared ones, and Esc for its card (the
+ * office's own keys, on its canvas, come first).
+ * @param {import('./app.js').DeskApp} app
+ */
+export function officeKeyMap(app) {
+  const all = keyMap(app);
+  const map = Object.fromEntries(SHARED_KEYS.map((k) => [k, all[k]]));
+  return Object.assign(map, { Escape: () => app.officeView?.escape() });
+}
+
 export function installKeyboard(app) {
   const list = keyMap(app);
   const agents = agentKeyMap(app);
+  const office = officeKeyMap(app);
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (isTyping(e.target) || dialogOpen()) return;
     // Enter on a button or link does what the button or link says.
     if (e.key === 'Enter' && e.target instanceof Element && e.target.closest('button, a, [role="button"], summary, .splitter')) return;
-    const action = (app.route.agents ? agents : list)[e.key];
+    const action = (app.route.office ? office : app.route.agents ? agents : list)[e.key];
     if (!action) return;
     e.preventDefault();
     action();

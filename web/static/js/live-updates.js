@@ -58,7 +58,11 @@ export class LiveUpdates {
     // Pair rows say a pair's transcript grew: the Pair view follows them.
     const pairRows = batch.filter((c) => c.type === 'pair');
     if (pairRows.length) app.pairView?.changed(pairRows);
-    const changes = agentRows.length || pairRows.length ? batch.filter((c) => c.type !== 'agent' && c.type !== 'pair') : batch;
+    // Office rows: a new layout or new seat choices, for the office alone.
+    const officeRows = batch.filter((c) => c.type === 'office');
+    if (officeRows.length) app.officeView?.changed(officeRows);
+    const own = new Set(['agent', 'pair', 'office']);
+    const changes = agentRows.length || pairRows.length || officeRows.length ? batch.filter((c) => !own.has(c.type)) : batch;
     const mine = changes.filter((c) => c.project === app.slug);
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;

@@ -67,4 +67,7 @@ export const prefs = {
     return Array.isArray(list) ? list : [];
   },
   setAgentAlerted: (list) => write('agents.alerted', list),
+  // The office's sounds (off by default).
+  officeSound: () => read('office.sound', false) === true,
+  setOfficeSound: (on) => write('office.sound', on ? true : null),
 };

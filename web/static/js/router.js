@@ -1,9 +1,9 @@
 // Hash routes: #/<project>, #/<project>/<ISSUE-ID>, #/<project>/~handoff,
-// #/<project>/~pair (and ~pair/<pair id>), #/~agents and
-// #/~agents/<session id>. Everything else is the start page.
+// #/<project>/~pair (and ~pair/<pair id>), #/~agents, #/~agents/<session id>
+// and #/~office. Everything else is the start page.
 
 /**
- * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null, pair: boolean, pairId: string|null}} Route
+ * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null, pair: boolean, pairId: string|null, office: boolean}} Route
  * agent: the agent session open in the Agents view; pairId: the pair open in the Pair view
  */
 
@@ -13,7 +13,7 @@ const PAIR_ID = /^p\d{1,12}$/;
 
 /** Reads a location hash into a route. Unknown parts are ignored, never thrown on. */
 export function parseRoute(hash) {
-  const route = { project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null };
+  const route = { project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null, office: false };
   const parts = String(hash ?? '')
     .replace(/^#\/?/, '')
     .split('/')
@@ -29,6 +29,10 @@ export function parseRoute(hash) {
     route.agents = true;
     // Session ids are the clients' own; any text is fine, it is only looked up.
     route.agent = parts[1] || null;
+    return route;
+  }
+  if (parts[0] === '~office') {
+    route.office = true;
     return route;
   }
   if (!parts[0] || !SLUG.test(parts[0])) return route;
@@ -47,6 +51,7 @@ export function parseRoute(hash) {
 /** Writes a route as a location hash. */
 export function formatRoute(route) {
   if (route.agents) return route.agent ? `#/~agents/${encodeURIComponent(route.agent)}` : '#/~agents';
+  if (route.office) return '#/~office';
   if (!route.project) return '#/';
   let hash = `#/${encodeURIComponent(route.project)}`;
   if (route.handoff) hash += '/~handoff';

@@ -94,12 +94,12 @@ export class TopBar {
     const slug = (project || projects.find((p) => p.slug === route.project))?.slug;
     const waiting = this.app.agents?.attention || 0;
     // Agent changes redraw the links often; unchanged links stay, and so does a focus on them.
-    const signature = `${slug}|${route.handoff}|${route.pair}|${route.agents}|${waiting}`;
+    const signature = `${slug}|${route.handoff}|${route.pair}|${route.agents}|${route.office}|${waiting}`;
     if (signature === this.navSignature) return;
     this.navSignature = signature;
     const links = [];
     if (slug) {
-      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair ? 'page' : null }, 'Issues'));
+      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair && !route.office ? 'page' : null }, 'Issues'));
       links.push(h('a', { href: `#/${slug}/~handoff`, 'aria-current': route.handoff ? 'page' : null }, 'Handoff'));
       links.push(h('a', { href: `#/${slug}/~pair`, 'aria-current': route.pair ? 'page' : null, title: 'The agents pairing on this project' }, 'Pair'));
     }
@@ -109,6 +109,7 @@ export class TopBar {
       'aria-current': route.agents ? 'page' : null,
       title: waiting ? `Agents: ${needYou} (a)` : 'Every agent session on this machine (a)',
     }, 'Agents', waiting ? [h('span', { class: 'nav-count', 'aria-hidden': 'true' }, String(waiting)), h('span', { class: 'visually-hidden' }, `, ${needYou}`)] : null));
+    links.push(h('a', { href: '#/~office', 'aria-current': route.office ? 'page' : null, title: 'The agents at work, as an office' }, 'Office'));
     replaceChildren(this.nav, links);
   }
 

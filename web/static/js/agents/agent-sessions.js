@@ -13,6 +13,9 @@ import { issueIndex, issueMark, stateSnapshot, attentionCount, durationSince } f
 // and never more often than every REFRESH_GAP_MS.
 const REFRESH_WAIT_MS = 30;
 const REFRESH_GAP_MS = 250;
+// While the office is open its characters follow within a frame or two.
+const QUICK_WAIT_MS = 0;
+const QUICK_GAP_MS = 40;
 // How often the list is read while the live stream is down.
 const POLL_MS = 5000;
 // How often the durations on screen ("for 3m 04s") count up.
@@ -44,6 +47,12 @@ export class AgentSessions {
   start() {
     this.refresh.run();
     setInterval(tickDurations, TICK_MS);
+  }
+
+  /** Reads changes sooner (the office is open) or at the usual pace. */
+  setQuick(on) {
+    this.refresh.wait = on ? QUICK_WAIT_MS : REFRESH_WAIT_MS;
+    this.refresh.gap = on ? QUICK_GAP_MS : REFRESH_GAP_MS;
   }
 
   /** Live agent rows arrived: read the list again soon. */

@@ -68,10 +68,13 @@ func (tx *Tx) createIssue(p *projectRow, f desk.IssueFields, author string, agen
 	r.Project = p.Slug
 	r.Title = *f.Title
 	r.Body = str(f.Body, "")
-	def := defaultsFor(agent)
-	r.Kind = str(f.Kind, def.kind)
-	r.Priority = str(f.Priority, "p2")
-	r.Source = str(f.Source, def.source)
+	def := desk.NewIssue
+	if agent {
+		def = desk.AgentIssue
+	}
+	r.Kind = str(f.Kind, def.Kind)
+	r.Priority = str(f.Priority, def.Priority)
+	r.Source = str(f.Source, def.SourceFor(author))
 	r.Area = str(f.Area, "")
 	r.ExternalRef = str(f.ExternalRef, "")
 	r.Size = str(f.Size, "")
@@ -100,19 +103,8 @@ func (tx *Tx) createIssue(p *projectRow, f desk.IssueFields, author string, agen
 				return nil, err
 			}
 		}
-	case agent && r.Kind == desk.KindCheck:
-		// A check goes to the owner when it can; one he could not reach yet
-		// waits for the agent's own verification instead.
-		r.Status = desk.StatusToCheck
-		if desk.HandoverProblem(&r.Issue, &p.Project) != nil {
-			r.Status = desk.StatusAutoCheck
-		}
-	case agent:
-		r.Status = desk.StatusOpen
-	case r.Kind == desk.KindCheck && r.Source != desk.SourceGame:
-		r.Status = desk.StatusToCheck
 	default:
-		r.Status = desk.StatusReported
+		r.Status = def.StatusFor(&r.Issue, &p.Project, author)
 	}
 	if r.Status == desk.StatusToCheck && p.Build != nil {
 		r.Build = p.Build.Ref()
@@ -151,17 +143,6 @@ func (tx *Tx) createIssue(p *projectRow, f desk.IssueFields, author string, agen
 		}
 	}
 	return r, nil
-}
-
-type issueDefaults struct{ kind, source string }
-
-// defaultsFor gives the kind and source of a new issue: an agent files
-// checks for the owner, everyone else files bugs in their own name.
-func defaultsFor(agent bool) issueDefaults {
-	if agent {
-		return issueDefaults{desk.KindCheck, desk.SourceAgent}
-	}
-	return issueDefaults{desk.KindBug, desk.SourceOwner}
 }
 
 // UpdateIssue changes the given fields of an issue.

@@ -165,7 +165,7 @@ func ImportJSON(ctx context.Context, db *sqlite.DB, data []byte, o Options) (*Re
 	}
 	for i, it := range items {
 		d, err := db.CreateIssue(ctx, it.project, it.fields, desk.CreateOptions{
-			Author: it.author, Attachments: it.files, Agent: !desk.IsOwner(it.author), SkipDuplicate: true,
+			Author: it.author, Attachments: it.files, SkipDuplicate: true,
 		})
 		if err != nil {
 			return res, desk.Errorf(desk.ErrorCode(err), "issues[%d]: %s (%d issue(s) were filed before it; importing again skips them)", i, desk.ErrorMessage(err), res.Created)
@@ -252,10 +252,6 @@ func decodeItem(raw json.RawMessage, o Options) (*item, error) {
 	}
 	if it.fields.Title == nil {
 		return nil, desk.Errorf(desk.Invalid, "title: required")
-	}
-	if it.fields.Kind == nil {
-		bug := desk.KindBug
-		it.fields.Kind = &bug
 	}
 	return it, nil
 }

@@ -31,13 +31,13 @@ type Options struct {
 // Result counts what an import did.
 type Result struct {
 	Projects        int      `json:"projects_created"`
-	ProjectsSkipped []string `json:"projects_skipped,omitempty"`
+	ProjectsSkipped []string `json:"projects_skipped"`
 	Created         int      `json:"created"`
 	Skipped         int      `json:"skipped"` // issues whose external_ref the project has
 	Comments        int      `json:"comments"`
 	Attachments     int      `json:"attachments"`
 	Issues          []string `json:"issues"` // the ids created, in order
-	MissingFiles    []string `json:"missing_files,omitempty"`
+	MissingFiles    []string `json:"missing_files"`
 }
 
 // item is one issue of an import, checked and ready to file.
@@ -57,7 +57,7 @@ type item struct {
 // import can run twice. Everything is checked before the first write: a bad
 // item, an unreadable file or an unknown project changes nothing.
 func ImportJSON(ctx context.Context, db *sqlite.DB, data []byte, o Options) (*Result, error) {
-	res := &Result{Issues: []string{}}
+	res := &Result{Issues: []string{}, ProjectsSkipped: []string{}, MissingFiles: []string{}}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, desk.Errorf(desk.Invalid, "the JSON is empty: expected a list of issues or {\"issues\": [...]}")

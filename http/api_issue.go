@@ -217,7 +217,9 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, p params) er
 		return err
 	}
 	var in desk.CommentInput
-	if in.Author, err = str(m, "author", desk.MaxAuthor*4); err != nil {
+	// The store checks the author's length (desk.CheckAuthor), so that the
+	// refusal names the same limit on every surface.
+	if in.Author, err = str(m, "author", desk.MaxRequestBody); err != nil {
 		return err
 	}
 	if in.Text, err = str(m, "text", desk.MaxCommentText); err != nil {

@@ -16,6 +16,9 @@ import (
 
 // AddComment comments on an issue; a verdict moves its status.
 func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (*desk.Comment, *desk.Issue, error) {
+	if err := desk.CheckAuthor(in.Author); err != nil {
+		return nil, nil, err
+	}
 	in.Author = cleanActor(in.Author, desk.OwnerActor)
 	in.Verdict = strings.ToLower(strings.TrimSpace(in.Verdict))
 	if err := desk.CheckVerdict(in.Author, in.Verdict); err != nil {

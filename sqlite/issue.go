@@ -602,8 +602,14 @@ func cleanActor(actor, def string) string {
 	if actor == "" {
 		return def
 	}
-	if len(actor) > desk.MaxAuthor {
-		actor = actor[:desk.MaxAuthor]
+	// Cut at a character, not a byte, so that the name stays valid text.
+	if n := 0; len(actor) > desk.MaxAuthor {
+		for i := range actor {
+			if n == desk.MaxAuthor {
+				return actor[:i]
+			}
+			n++
+		}
 	}
 	return actor
 }

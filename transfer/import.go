@@ -222,6 +222,9 @@ func decodeItem(raw json.RawMessage, o Options) (*item, error) {
 			if strings.TrimSpace(in.Author) == "" {
 				in.Author = it.author
 			}
+			if err := desk.CheckAuthor(in.Author); err != nil {
+				return nil, desk.Errorf(desk.ErrorCode(err), "comments[%d]: %s", j, desk.ErrorMessage(err))
+			}
 			if err := desk.CheckVerdict(in.Author, in.Verdict); err != nil {
 				return nil, desk.Errorf(desk.ErrorCode(err), "comments[%d]: %s", j, desk.ErrorMessage(err))
 			}

@@ -57,7 +57,7 @@ func (s *Server) routes() *router {
 }
 
 func (s *Server) health(w http.ResponseWriter, r *http.Request, _ params) error {
-	return writeJSON(w, r, http.StatusOK, map[string]any{"ok": true, "version": desk.Version, "name": desk.Name})
+	return writeJSON(w, r, http.StatusOK, map[string]any{"ok": true, "version": desk.Version, "name": desk.Name, "data_dir": s.opts.DataDir})
 }
 
 func (s *Server) projectEvents(w http.ResponseWriter, r *http.Request, p params) error {

@@ -52,6 +52,9 @@ type Options struct {
 	// Agents is the live picture of the agent sessions (package
 	// agent/live); nil turns the agent routes off.
 	Agents Agents
+	// DataDir is the data folder the store runs on, which /api/health
+	// names so that the page can show the commands for this desk.
+	DataDir string
 }
 
 // Server is desk's HTTP server.

@@ -6,13 +6,14 @@ type Build struct {
 	Number  int    `json:"number"` // counts the builds the project has published
 	Label   string `json:"label"`
 	Path    string `json:"path"`
-	Commit  string `json:"commit,omitempty"`
+	Commit  string `json:"commit"`
 	BuiltAt string `json:"built_at"`
 	SetAt   string `json:"set_at"`
 	SetBy   string `json:"set_by"`
 	// Local says whether the path exists on this machine; only the HTTP
-	// layer fills it, because only it can act on the path.
-	Local *BuildLocal `json:"local,omitempty"`
+	// layer fills it, because only it can act on the path, and it is null
+	// elsewhere.
+	Local *BuildLocal `json:"local"`
 }
 
 // BuildRef is the build an issue was handed to the owner in.
@@ -20,9 +21,9 @@ type BuildRef struct {
 	Number  int         `json:"number"`
 	Label   string      `json:"label"`
 	Path    string      `json:"path"`
-	Commit  string      `json:"commit,omitempty"`
+	Commit  string      `json:"commit"`
 	BuiltAt string      `json:"built_at"`
-	Local   *BuildLocal `json:"local,omitempty"`
+	Local   *BuildLocal `json:"local"`
 }
 
 // Ref returns the stamp of b that issues carry.

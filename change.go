@@ -15,9 +15,9 @@ type Change struct {
 	ID      int64   `json:"id"` // the comment, activity, handoff or session row
 	Action  string  `json:"action"`
 	Actor   string  `json:"actor"`
-	Verdict *string `json:"verdict,omitempty"`
+	Verdict *string `json:"verdict"`
 	At      string  `json:"at"`
-	Version int     `json:"version,omitempty"` // handoff version
+	Version int     `json:"version"` // handoff version; 0 for other rows
 }
 
 // Feed row types.

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // Comment is something said on an issue. A verdict (passed or failed) is the
@@ -72,6 +73,18 @@ type CommentInput struct {
 	Text        string
 	Verdict     string // "", "passed" or "failed"
 	Attachments []AttachmentInput
+}
+
+// CheckAuthor refuses a comment's author of more than MaxAuthor characters
+// (after white space is collapsed), the limit Pair Desk keeps: a name cut
+// short would sign the comment with someone else's. Every surface's
+// comments reach the store, which checks it.
+func CheckAuthor(name string) error {
+	if n := utf8.RuneCountInString(CollapseSpace(name)); n > MaxAuthor {
+		return Errorf(Invalid, "author: %d characters, longer than the limit of %d", n, MaxAuthor).WithHint(
+			"sign with a shorter name")
+	}
+	return nil
 }
 
 // AttachmentInput is a file to attach: its bytes, a name and the type the

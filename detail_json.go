@@ -36,8 +36,12 @@ func (d *IssueDetail) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"commands":`...)
 	b = appendList(b, d.Commands, (*Command).appendJSON)
-	if d.RedirectedFrom != "" {
-		b = appendField(b, "redirected_from", d.RedirectedFrom)
+	b = appendField(b, "redirected_from", d.RedirectedFrom)
+	b = append(b, `,"agents":`...)
+	if len(d.Agents) == 0 {
+		b = append(b, "[]"...)
+	} else {
+		b = append(b, d.Agents...)
 	}
 	return append(b, '}')
 }

@@ -1,6 +1,7 @@
 package desk
 
 import (
+	"encoding/json"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,14 +64,20 @@ type Progress struct {
 // /api/issues/{id} returns it.
 type IssueDetail struct {
 	Issue
-	Comments       []*Comment     `json:"comments"`
-	Attachments    []*Attachment  `json:"attachments"`
-	Activity       []*Activity    `json:"activity"`
-	Children       []ChildInfo    `json:"children"`
-	MergedSources  []MergedSource `json:"merged_sources"`
-	ParentInfo     *ParentInfo    `json:"parent_info"`
-	Commands       []*Command     `json:"commands"`
-	RedirectedFrom string         `json:"redirected_from,omitempty"`
+	Comments      []*Comment     `json:"comments"`
+	Attachments   []*Attachment  `json:"attachments"`
+	Activity      []*Activity    `json:"activity"`
+	Children      []ChildInfo    `json:"children"`
+	MergedSources []MergedSource `json:"merged_sources"`
+	ParentInfo    *ParentInfo    `json:"parent_info"`
+	Commands      []*Command     `json:"commands"`
+	// RedirectedFrom is the merged issue that was asked for, "" when the
+	// issue itself was.
+	RedirectedFrom string `json:"redirected_from"`
+	// Agents is the live agent sessions working on the issue, as the JSON
+	// list the server that tracks them writes; a detail read where nothing
+	// tracks them (the store alone) lists none, and is written [].
+	Agents json.RawMessage `json:"agents"`
 
 	// Lists, when set, is the comments, attachments and activity fields
 	// already written as AppendDetailLists writes them: the store keeps

@@ -186,41 +186,21 @@ func (l *Location) AppendJSON(b []byte) []byte {
 }
 
 func (p *Plan) appendJSON(b []byte) []byte {
-	b = append(b, '{')
-	first := true
-	if len(p.Steps) > 0 {
-		first = false
-		b = append(b, `"steps":[`...)
-		for i, s := range p.Steps {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"text":`...)
-			b = appendString(b, s.Text)
-			b = appendField(b, "state", s.State)
-			if s.Commit != "" {
-				b = appendField(b, "commit", s.Commit)
-			}
-			if s.Note != "" {
-				b = appendField(b, "note", s.Note)
-			}
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
-	for _, f := range [...]struct{ name, v string }{{"verification", p.Verification}, {"updated_at", p.UpdatedAt}} {
-		if f.v == "" {
-			continue
-		}
-		if !first {
+	b = append(b, `{"steps":[`...)
+	for i, s := range p.Steps {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
-		b = append(b, '"')
-		b = append(b, f.name...)
-		b = append(b, `":`...)
-		b = appendString(b, f.v)
+		b = append(b, `{"text":`...)
+		b = appendString(b, s.Text)
+		b = appendField(b, "state", s.State)
+		b = appendField(b, "commit", s.Commit)
+		b = appendField(b, "note", s.Note)
+		b = append(b, '}')
 	}
+	b = append(b, ']')
+	b = appendField(b, "verification", p.Verification)
+	b = appendField(b, "updated_at", p.UpdatedAt)
 	return append(b, '}')
 }
 
@@ -232,13 +212,13 @@ func (r *BuildRef) appendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(r.Number), 10)
 	b = appendField(b, "label", r.Label)
 	b = appendField(b, "path", r.Path)
-	if r.Commit != "" {
-		b = appendField(b, "commit", r.Commit)
-	}
+	b = appendField(b, "commit", r.Commit)
 	b = appendField(b, "built_at", r.BuiltAt)
-	if r.Local != nil {
+	b = append(b, `,"local":`...)
+	if r.Local == nil {
+		b = append(b, "null"...)
+	} else {
 		local, _ := MarshalNoHTML(r.Local)
-		b = append(b, `,"local":`...)
 		b = append(b, local...)
 	}
 	return append(b, '}')

@@ -205,6 +205,19 @@ func TestDetailJSONMatchesEncodingJSON(t *testing.T) {
 			d.Commands = []*desk.Command{{ID: 7, Project: s(), Command: s(), Issue: opt(), CreatedBy: s(), CreatedAt: s(), ExpiresAt: s(), DeliveredAt: opt(), Client: opt(), State: s()}}
 			d.RedirectedFrom = s()
 		}
+		switch r.IntN(3) {
+		case 0:
+			d.Agents = json.RawMessage(`[{"id":"s1","state":"working"}]`)
+		case 1:
+			// No agents at all (a detail read from the store alone) are
+			// written as none, where encoding/json would write null.
+			if got, _ := d.MarshalJSON(); !bytes.HasSuffix(got, []byte(`,"agents":[]}`)) {
+				t.Fatalf("a detail without agents ends %s", got[max(0, len(got)-40):])
+			}
+			d.Agents = json.RawMessage(`[]`)
+		default:
+			d.Agents = json.RawMessage(`[]`)
+		}
 		got, _ := d.MarshalJSON()
 		want := reflectJSON(t, (*plainDetail)(d))
 		if !bytes.Equal(got, want) {

@@ -6,20 +6,25 @@ import (
 )
 
 // Plan is an agent's plan for an issue: ordered steps ticked as commits land,
-// and how the result will be verified.
+// and how the result will be verified. An issue with no plan has one with
+// no steps; every field is always written (see MarshalJSON).
 type Plan struct {
-	Steps        []Step `json:"steps,omitempty"`
-	Verification string `json:"verification,omitempty"`
-	UpdatedAt    string `json:"updated_at,omitempty"`
+	Steps        []Step `json:"steps"`
+	Verification string `json:"verification"`
+	UpdatedAt    string `json:"updated_at"`
 }
 
 // Step is one step of a plan.
 type Step struct {
 	Text   string `json:"text"`
 	State  string `json:"state"`
-	Commit string `json:"commit,omitempty"`
-	Note   string `json:"note,omitempty"`
+	Commit string `json:"commit"`
+	Note   string `json:"note"`
 }
+
+// MarshalJSON writes the plan with every field, its steps a list even when
+// there are none.
+func (p Plan) MarshalJSON() ([]byte, error) { return p.appendJSON(nil), nil }
 
 // Progress counts the plan's done steps among those not dropped.
 func (p *Plan) Progress() Progress {

@@ -16,22 +16,16 @@ func CleanActor(actor, def string) string {
 	if actor == "" {
 		return def
 	}
-	if len(actor) > MaxAuthor {
-		actor = actor[:MaxAuthor]
+	// Cut at a character, not a byte, so that the name stays valid text.
+	if n := 0; len(actor) > MaxAuthor {
+		for i := range actor {
+			if n == MaxAuthor {
+				return actor[:i]
+			}
+			n++
+		}
 	}
 	return actor
-}
-
-// issueDefaults are the kind and source of a new issue that names none.
-type issueDefaults struct{ kind, source string }
-
-// defaultsFor gives the kind and source of a new issue: an agent files
-// checks for the owner, everyone else files bugs in their own name.
-func defaultsFor(agent bool) issueDefaults {
-	if agent {
-		return issueDefaults{KindCheck, SourceAgent}
-	}
-	return issueDefaults{KindBug, SourceOwner}
 }
 
 // NewIssue decides a new issue of project p from the fields given (which
@@ -52,10 +46,13 @@ func NewIssue(p *Project, number int, f IssueFields, author string, agent bool) 
 	is := &Issue{Project: p.Slug, Number: number, ID: IssueKey(p.Prefix, number)}
 	is.Title = *f.Title
 	is.Body = str(f.Body, "")
-	def := defaultsFor(agent)
-	is.Kind = str(f.Kind, def.kind)
-	is.Priority = str(f.Priority, "p2")
-	is.Source = str(f.Source, def.source)
+	def := DefaultIssue
+	if agent {
+		def = AgentIssue
+	}
+	is.Kind = str(f.Kind, def.Kind)
+	is.Priority = str(f.Priority, def.Priority)
+	is.Source = str(f.Source, def.SourceFor(author))
 	is.Area = str(f.Area, "")
 	is.ExternalRef = str(f.ExternalRef, "")
 	is.Size = str(f.Size, "")
@@ -81,19 +78,8 @@ func NewIssue(p *Project, number int, f IssueFields, author string, agent bool) 
 				return nil, nil, err
 			}
 		}
-	case agent && is.Kind == KindCheck:
-		// A check goes to the owner when it can; one he could not reach yet
-		// waits for the agent's own verification instead.
-		is.Status = StatusToCheck
-		if HandoverProblem(is, p) != nil {
-			is.Status = StatusAutoCheck
-		}
-	case agent:
-		is.Status = StatusOpen
-	case is.Kind == KindCheck && is.Source != SourceGame:
-		is.Status = StatusToCheck
 	default:
-		is.Status = StatusReported
+		is.Status = def.StatusFor(is, p, author)
 	}
 	if is.Status == StatusToCheck && p.Build != nil {
 		is.Build = p.Build.Ref()

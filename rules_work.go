@@ -12,6 +12,9 @@ import (
 // NormalizeComment checks a new comment: who may give its verdict, its
 // length, and that it says something.
 func NormalizeComment(in *CommentInput) error {
+	if err := CheckAuthor(in.Author); err != nil {
+		return err
+	}
 	in.Author = CleanActor(in.Author, OwnerActor)
 	in.Verdict = strings.ToLower(strings.TrimSpace(in.Verdict))
 	if err := CheckVerdict(in.Author, in.Verdict); err != nil {

@@ -44,9 +44,10 @@ type BuildService interface {
 type CreateOptions struct {
 	Author      string
 	Attachments []AttachmentInput
-	// Agent applies the defaults of an issue an agent files: a check, from
-	// source agent, waiting for the owner (to_check) when he can check it
-	// and for the agent's own verification (auto_check) when he cannot yet.
+	// Agent files under AgentIssue's defaults instead of DefaultIssue's: a
+	// check, from source agent, waiting for the owner (to_check) when he
+	// can check it and for the agent's own verification (auto_check) when
+	// he cannot yet. MCP's tools set it.
 	Agent bool
 	// SkipDuplicate makes CreateIssue return (nil, nil) when an issue with
 	// the same external_ref exists in the project, for imports.

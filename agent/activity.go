@@ -270,6 +270,19 @@ func first(ss ...string) string {
 	return ""
 }
 
+// UnnamedTool is the activity of a tool call whose client named no tool:
+// a tool runs, and which one is not said, so none is guessed.
+var UnnamedTool = Activity{Kind: ActivityTool, Label: "Using a tool"}
+
+// describeCall returns the activity of a running tool call: Describe's,
+// or UnnamedTool for a call that names no tool.
+func describeCall(tool, input string) Activity {
+	if tool == "" {
+		return UnnamedTool
+	}
+	return Describe(tool, input)
+}
+
 // Describe returns the activity of a session running tool with the given
 // input summary. An empty tool means the model is thinking.
 func Describe(tool, input string) Activity {

@@ -115,28 +115,30 @@ func (e *Event) validate() error {
 	return nil
 }
 
+// eventJSON is an event's wire form; every key is always there, empty
+// when the client did not say.
 type eventJSON struct {
 	Client         string          `json:"client"`
 	Session        string          `json:"session"`
-	Parent         string          `json:"parent,omitempty"`
-	Previous       string          `json:"previous,omitempty"`
+	Parent         string          `json:"parent"`
+	Previous       string          `json:"previous"`
 	Kind           Kind            `json:"kind"`
-	Name           string          `json:"name,omitempty"`
-	Tool           string          `json:"tool,omitempty"`
-	ToolID         string          `json:"tool_id,omitempty"`
-	Input          string          `json:"input,omitempty"`
-	Reason         string          `json:"reason,omitempty"`
-	Message        string          `json:"message,omitempty"`
-	Cwd            string          `json:"cwd,omitempty"`
-	Transcript     string          `json:"transcript_path,omitempty"`
-	Model          string          `json:"model,omitempty"`
-	PermissionMode string          `json:"permission_mode,omitempty"`
+	Name           string          `json:"name"`
+	Tool           string          `json:"tool"`
+	ToolID         string          `json:"tool_id"`
+	Input          string          `json:"input"`
+	Reason         string          `json:"reason"`
+	Message        string          `json:"message"`
+	Cwd            string          `json:"cwd"`
+	Transcript     string          `json:"transcript_path"`
+	Model          string          `json:"model"`
+	PermissionMode string          `json:"permission_mode"`
 	Time           string          `json:"time"`
 	Source         Source          `json:"source"`
-	Launch         string          `json:"launch,omitempty"`
-	Generation     int64           `json:"generation,omitempty"`
-	Raw            json.RawMessage `json:"raw,omitempty"`
-	Late           bool            `json:"late,omitempty"`
+	Launch         string          `json:"launch"`
+	Generation     int64           `json:"generation"`
+	Raw            json.RawMessage `json:"raw"`
+	Late           bool            `json:"late"`
 }
 
 // MarshalJSON writes the event with snake_case names and desk's time layout.

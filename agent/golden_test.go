@@ -1,9 +1,12 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"desk/agent"
 )
@@ -159,5 +162,130 @@ func TestGoldenClaudeRunOutOfOrder(t *testing.T) {
 		agent.KindNotificationPermission, agent.KindToolEnd, agent.KindStop, agent.KindSessionEnd}
 	if !slices.Equal(kinds, want) {
 		t.Errorf("history in time order = %v, want %v", kinds, want)
+	}
+}
+
+// replayLines feeds hook runs through Decode and a Tracker, as replay does,
+// and returns the session's look after each with whether the event was
+// taken as late.
+func replayLines(t *testing.T, client string, lines []fixtureLine) ([]step, []bool) {
+	t.Helper()
+	c := &clock{}
+	tr := newTracker(c)
+	var steps []step
+	var late []bool
+	for _, l := range lines {
+		c.Set(l.time())
+		evs, err := agent.Decode(agent.Input{Client: client, Event: l.Event, Payload: l.Payload, Env: l.Env, Received: l.time()})
+		if err != nil {
+			t.Fatalf("%s: %v", l.Event, err)
+		}
+		for _, e := range evs {
+			u := mustApply(t, tr, e)
+			s := mustSession(t, tr, u.Session)
+			st := step{event: l.Event, state: s.State, label: label(s)}
+			if s.Permission != nil {
+				st.label = s.Permission.Label
+			}
+			steps = append(steps, st)
+			late = append(late, u.Late)
+			if u.Late && !strings.Contains(u.Note, "late") {
+				t.Errorf("%s: late with the note %q", l.Event, u.Note)
+			}
+		}
+	}
+	return steps, late
+}
+
+// later returns line l as if it came d after the line at.
+func later(l, at fixtureLine, d time.Duration) fixtureLine {
+	l.TS = at.TS + d.Seconds()
+	return l
+}
+
+// withoutTool returns line l with the tool's name and input taken out of
+// its payload.
+func withoutTool(t *testing.T, l fixtureLine) fixtureLine {
+	t.Helper()
+	var p map[string]any
+	if err := json.Unmarshal(l.Payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	delete(p, "tool_name")
+	delete(p, "tool_input")
+	b, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Payload = b
+	return l
+}
+
+// A tool hook of the ended process, after SessionEnd and with no new
+// SessionStart, leaves the session ended and is kept as late; only a new
+// start (a resume) brings it back.
+func TestGoldenClaudeToolHookAfterSessionEndStaysEnded(t *testing.T) {
+	run := readFixture(t, "testdata/hooks/claude-code-2.1.197-interactive.jsonl")
+	end := run[len(run)-1]
+	lines := append(slices.Clone(run),
+		later(run[2], end, time.Second),   // PreToolUse
+		later(run[5], end, 2*time.Second), // PostToolUse
+		later(run[1], end, 3*time.Second), // UserPromptSubmit
+		later(run[0], end, 4*time.Second), // SessionStart: the session is resumed
+		later(run[2], end, 5*time.Second)) // PreToolUse of the resumed session
+	got, late := replayLines(t, "claude", lines)
+	want := []step{
+		{"SessionStart", agent.StateWaitingInput, ""},
+		{"UserPromptSubmit", agent.StateWorking, "Thinking"},
+		{"PreToolUse", agent.StateWorking, "Using desk-gosdk: echo"},
+		{"PermissionRequest", agent.StateNeedsPermission, "desk-gosdk: echo"},
+		{"Notification", agent.StateNeedsPermission, "desk-gosdk: echo"},
+		{"PostToolUse", agent.StateWorking, "Thinking"},
+		{"Stop", agent.StateDone, ""},
+		{"SessionEnd", agent.StateEnded, ""},
+		{"PreToolUse", agent.StateEnded, ""},
+		{"PostToolUse", agent.StateEnded, ""},
+		{"UserPromptSubmit", agent.StateEnded, ""},
+		{"SessionStart", agent.StateWaitingInput, ""},
+		{"PreToolUse", agent.StateWorking, "Using desk-gosdk: echo"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("steps:\n got %v\nwant %v", got, want)
+	}
+	if wantLate := []bool{false, false, false, false, false, false, false, false, true, true, true, false, false}; !slices.Equal(late, wantLate) {
+		t.Errorf("late = %v, want %v", late, wantLate)
+	}
+}
+
+// A PreToolUse that names no tool is still a tool call: the session works,
+// on a tool it does not name, rather than staying where it was or being
+// given a guessed activity. It does so straight after SessionStart too.
+func TestGoldenClaudeToolHookWithoutAToolNameIsAnUnnamedTool(t *testing.T) {
+	run := readFixture(t, "testdata/hooks/claude-code-2.1.197-interactive.jsonl")
+	lines := slices.Clone(run)
+	lines[2] = withoutTool(t, run[2])
+	got, late := replayLines(t, "claude", lines)
+	want := []step{
+		{"SessionStart", agent.StateWaitingInput, ""},
+		{"UserPromptSubmit", agent.StateWorking, "Thinking"},
+		{"PreToolUse", agent.StateWorking, "Using a tool"},
+		{"PermissionRequest", agent.StateNeedsPermission, "desk-gosdk: echo"},
+		{"Notification", agent.StateNeedsPermission, "desk-gosdk: echo"},
+		{"PostToolUse", agent.StateWorking, "Thinking"},
+		{"Stop", agent.StateDone, ""},
+		{"SessionEnd", agent.StateEnded, ""},
+	}
+	if !slices.Equal(got, want) || slices.Contains(late, true) {
+		t.Fatalf("steps:\n got %v (late %v)\nwant %v", got, late, want)
+	}
+
+	got, _ = replayLines(t, "claude", []fixtureLine{run[0], withoutTool(t, run[2]), withoutTool(t, run[5])})
+	want = []step{
+		{"SessionStart", agent.StateWaitingInput, ""},
+		{"PreToolUse", agent.StateWorking, "Using a tool"},
+		{"PostToolUse", agent.StateWorking, "Thinking"},
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("right after the start:\n got %v\nwant %v", got, want)
 	}
 }

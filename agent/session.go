@@ -42,47 +42,69 @@ type Session struct {
 
 // MarshalJSON writes an activity in its wire form, with when it began.
 func (a Activity) MarshalJSON() ([]byte, error) {
-	return json.Marshal(activityJSON{Kind: a.Kind, Label: a.Label, Tool: a.Tool, Since: formatTime(a.Since)})
+	return json.Marshal(a.wire())
 }
 
+// activityJSON is an activity's wire form: every key is always there, and
+// tool is null when the activity runs no tool (thinking, compacting).
 type activityJSON struct {
 	Kind  ActivityKind `json:"kind"`
 	Label string       `json:"label"`
-	Tool  string       `json:"tool,omitempty"`
-	Since string       `json:"since,omitempty"`
+	Tool  *string      `json:"tool"`
+	Since string       `json:"since"`
+}
+
+func (a *Activity) wire() *activityJSON {
+	j := &activityJSON{Kind: a.Kind, Label: a.Label, Since: formatTime(a.Since)}
+	if a.Tool != "" {
+		tool := a.Tool
+		j.Tool = &tool
+	}
+	return j
+}
+
+// toolOf reads a wire tool back: null is no tool.
+func toolOf(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 type sessionJSON struct {
 	ID             string        `json:"id"`
 	Client         string        `json:"client"`
 	ProviderID     string        `json:"provider_session_id"`
-	Aliases        []string      `json:"aliases,omitempty"`
-	Parent         string        `json:"parent,omitempty"`
-	Children       []string      `json:"children,omitempty"`
+	Aliases        []string      `json:"aliases"`
+	Parent         string        `json:"parent"`
+	Children       []string      `json:"children"`
 	Project        string        `json:"project"`
 	Cwd            string        `json:"cwd"`
-	Transcript     string        `json:"transcript_path,omitempty"`
-	Model          string        `json:"model,omitempty"`
+	Transcript     string        `json:"transcript_path"`
+	Model          string        `json:"model"`
 	State          State         `json:"state"`
 	Activity       *activityJSON `json:"activity"`
-	Permission     *Permission   `json:"permission,omitempty"`
-	Note           string        `json:"note,omitempty"`
+	Permission     *Permission   `json:"permission"`
+	Note           string        `json:"note"`
 	Source         Source        `json:"source"`
 	Inferred       bool          `json:"inferred"`
 	Hooked         bool          `json:"hooked"`
-	PermissionMode string        `json:"permission_mode,omitempty"`
-	Launch         string        `json:"launch,omitempty"`
-	Generation     int64         `json:"generation,omitempty"`
+	PermissionMode string        `json:"permission_mode"`
+	Launch         string        `json:"launch"`
+	Generation     int64         `json:"generation"`
 	Since          string        `json:"since"`
 	StartedAt      string        `json:"started_at"`
 	UpdatedAt      string        `json:"updated_at"`
 	Issues         []string      `json:"issues"`
-	Events         []Event       `json:"events,omitempty"`
+	// Events are only in the answer about one session (GET
+	// /api/agents/{id}), which always lists them; lists leave them out.
+	Events []Event `json:"events,omitempty"`
 }
 
 // MarshalJSON writes the session in the wire form of GET /api/agents:
-// snake_case names, desk's time layout, "activity": null unless working and
-// "issues" always a list.
+// snake_case names, desk's time layout, every key always there:
+// "activity" and "permission" null unless working or asking, the lists
+// lists even when empty.
 func (s Session) MarshalJSON() ([]byte, error) {
 	j := sessionJSON{
 		ID: s.ID, Client: s.Client, ProviderID: s.ProviderID, Aliases: s.Aliases,
@@ -93,11 +115,13 @@ func (s Session) MarshalJSON() ([]byte, error) {
 		Since: formatTime(s.Since), StartedAt: formatTime(s.StartedAt), UpdatedAt: formatTime(s.UpdatedAt),
 		Issues: s.Issues, Events: s.Events,
 	}
-	if j.Issues == nil {
-		j.Issues = []string{}
+	for _, l := range []*[]string{&j.Issues, &j.Aliases, &j.Children} {
+		if *l == nil {
+			*l = []string{}
+		}
 	}
 	if a := s.Activity; a != nil {
-		j.Activity = &activityJSON{Kind: a.Kind, Label: a.Label, Tool: a.Tool, Since: formatTime(a.Since)}
+		j.Activity = a.wire()
 	}
 	return json.Marshal(j)
 }
@@ -125,15 +149,17 @@ func (s *Session) UnmarshalJSON(b []byte) error {
 		Since: times[0], StartedAt: times[1], UpdatedAt: times[2],
 		Issues: j.Issues, Events: j.Events,
 	}
-	if len(s.Issues) == 0 {
-		s.Issues = nil // the wire's [] is the Go zero value
+	for _, l := range []*[]string{&s.Issues, &s.Aliases, &s.Children} {
+		if len(*l) == 0 {
+			*l = nil // the wire's [] is the Go zero value
+		}
 	}
 	if a := j.Activity; a != nil {
 		since, err := parseTime(a.Since)
 		if err != nil {
 			return err
 		}
-		s.Activity = &Activity{Kind: a.Kind, Label: a.Label, Tool: a.Tool, Since: since}
+		s.Activity = &Activity{Kind: a.Kind, Label: a.Label, Tool: toolOf(a.Tool), Since: since}
 	}
 	return nil
 }

@@ -64,11 +64,11 @@ type Activity struct {
 
 // Permission says what a session waits to be allowed to do.
 type Permission struct {
-	Tool    string `json:"tool,omitempty"`
-	Command string `json:"command,omitempty"` // the command, file or arguments in question
-	Label   string `json:"label"`             // "Bash: rm -rf build", "desk: create_issue"
+	Tool    string `json:"tool"`
+	Command string `json:"command"` // the command, file or arguments in question
+	Label   string `json:"label"`   // "Bash: rm -rf build", "desk: create_issue"
 	// Agent is the sub-agent that asked, when the request came from one.
-	Agent string `json:"agent,omitempty"`
+	Agent string `json:"agent"`
 }
 
 // exempt reports whether a tool of this kind never waits for approval, so a

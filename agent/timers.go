@@ -72,7 +72,7 @@ func (t *Tracker) Tick() Update {
 // for approval.
 func (r *record) waitingTool() *openTool {
 	for i := len(r.open) - 1; i >= 0; i-- {
-		k := Describe(r.open[i].tool, r.open[i].input).Kind
+		k := describeCall(r.open[i].tool, r.open[i].input).Kind
 		if k.exempt() || k == ActivityEditing && r.s.PermissionMode == "acceptEdits" {
 			continue
 		}

@@ -132,7 +132,8 @@ func (t *Tracker) now() time.Time { return t.Now().UTC() }
 // Apply applies one event. It creates the session when the event is the
 // first seen for it, keeps the event in the session's history and moves the
 // state as the event says, unless the event is late (older than one already
-// applied), comes from a transcript while hooks report the session, or comes
+// applied, or after the session's end with no new start since), comes from
+// a transcript while hooks report the session, or comes
 // from MCP while hooks report the session; Update.Note says which. It refuses
 // (code invalid) an event missing its client, session or kind, and (code
 // conflict) an event stamped with an older generation than its launch or
@@ -175,6 +176,11 @@ func (t *Tracker) Apply(ev Event) (Update, error) {
 	u.touch(rec)
 
 	ev.Late = ev.Time.Before(rec.lastAt)
+	// After the session's end only a new start says anything about it: an
+	// event from the ended process (a tool hook still on its way) is taken
+	// as late, so that it cannot bring the session back to life.
+	afterEnd := !ev.Late && rec.s.State == StateEnded && movesState(ev.Kind)
+	ev.Late = ev.Late || afterEnd
 	u.Late = ev.Late
 	rec.events.push(ev)
 	rec.lastData = now
@@ -183,6 +189,8 @@ func (t *Tracker) Apply(ev Event) (Update, error) {
 		rec.s.Hooked = true
 	}
 	switch {
+	case afterEnd:
+		u.Note = "late event: the session ended and no new start followed; kept in the history, the session stays ended"
 	case ev.Late:
 		u.Note = "late event: kept in the history; the state stays as newer events left it"
 	case ev.Source == SourceMCP && rec.s.Hooked:
@@ -192,6 +200,16 @@ func (t *Tracker) Apply(ev Event) (Update, error) {
 		t.transition(rec, &ev, now, &u)
 	}
 	return u.finish(), nil
+}
+
+// movesState reports whether an event of kind can move an ended session:
+// every kind but a new start, which may, and the ones that assert nothing.
+func movesState(kind Kind) bool {
+	switch kind {
+	case KindSessionStart, KindHeartbeat, KindNotice:
+		return false
+	}
+	return true
 }
 
 // checkGeneration refuses an event stamped with an older generation than

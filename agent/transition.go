@@ -8,14 +8,17 @@ import "time"
 //	session_start                  → waiting_input (a new process sits at its prompt);
 //	                                 a start after compaction asserts nothing
 //	prompt, busy, message          → working (thinking, unless a tool runs)
-//	tool_start                     → working on that tool; asking tools → waiting_input
+//	tool_start                     → working on that tool (one that names no tool:
+//	                                 "Using a tool"); asking tools → waiting_input
 //	tool_end, tool_failed          → working (the next open tool, else thinking)
 //	tool_progress, permission_result → working
 //	permission_request,
 //	notification_permission        → needs_permission (which tool, which command)
 //	notification_idle, interrupt   → waiting_input
 //	stop, stop_failed              → done
-//	session_end                    → ended, or a handover on /clear and /resume
+//	session_end                    → ended, or a handover on /clear and /resume;
+//	                                 after it only session_start moves the session
+//	                                 (anything else is late: see Tracker.Apply)
 //	subagent_start / subagent_stop → the sub-agent works / has ended
 //	compact                        → while working, the activity says so
 //	heartbeat, notice              → nothing
@@ -62,7 +65,7 @@ func (t *Tracker) transition(r *record, ev *Event, now time.Time, u *Update) {
 		r.working(at)
 
 	case KindToolStart:
-		if Describe(ev.Tool, ev.Input).Kind == ActivityAsking {
+		if describeCall(ev.Tool, ev.Input).Kind == ActivityAsking {
 			r.setState(StateWaitingInput, at)
 			break
 		}
@@ -169,7 +172,7 @@ func (r *record) working(at time.Time) {
 	var a Activity
 	if n := len(r.open); n > 0 {
 		o := r.open[n-1]
-		a = Describe(o.tool, o.input)
+		a = describeCall(o.tool, o.input)
 		if o.at.After(at) {
 			at = o.at
 		}

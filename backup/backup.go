@@ -62,7 +62,7 @@ type Manifest struct {
 	Files         []File           `json:"files"`  // every file in the zip but the manifest
 	// Missing lists attachments the database named but the folder no
 	// longer had when the backup was taken (deleted meanwhile).
-	Missing []string `json:"missing,omitempty"`
+	Missing []string `json:"missing"`
 }
 
 // File is one file of a backup.
@@ -102,7 +102,7 @@ func Create(ctx context.Context, dataDir, out string) (*Manifest, error) {
 	if err := snapshot(ctx, dbPath, copyPath); err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: Format, DeskVersion: desk.Version, CreatedAt: desk.FormatTime(time.Now()), Source: dataDir}
+	m := &Manifest{Format: Format, DeskVersion: desk.Version, CreatedAt: desk.FormatTime(time.Now()), Source: dataDir, Missing: []string{}}
 	stored, err := prepareCopy(ctx, copyPath, m)
 	if err != nil {
 		return nil, err

@@ -40,9 +40,9 @@ type Result struct {
 	Manifest *Manifest `json:"manifest"`
 	// Restored is false for a check.
 	Restored bool   `json:"restored"`
-	DataDir  string `json:"data_dir,omitempty"`
+	DataDir  string `json:"data_dir"` // "" for a check
 	// MovedAside is where the desk that was there went.
-	MovedAside string `json:"moved_aside,omitempty"`
+	MovedAside string `json:"moved_aside"` // "" when the folder held no desk
 	// MissingLinks are linked folders that do not exist on this machine.
 	MissingLinks map[string]string `json:"missing_links"`
 }

@@ -332,7 +332,7 @@ func TestProjectsSettingsLinksAndConventions(t *testing.T) {
 func TestReadOnlyCommandsNeverCreateTheDataFolder(t *testing.T) {
 	e := newEnv(t)
 	for _, args := range [][]string{
-		{"projects"}, {"list"}, {"show", "MG-1"}, {"build", "show"}, {"handoff"}, {"handoff", "history"},
+		{"list"}, {"show", "MG-1"}, {"build", "show"}, {"handoff"}, {"handoff", "history"},
 		{"suggest-groups"}, {"export", "--project", "mygame"}, {"backup"}, {"comment", "MG-1", "--text", "x"},
 		{"add", "--title", "x", "--project", "mygame"}, {"status", "MG-1", "open"}, {"stop"},
 	} {

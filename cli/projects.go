@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"desk"
 	"desk/link"
+	"desk/sqlite"
 )
 
 func init() {
@@ -30,14 +32,19 @@ func runProjects(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "projects"); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, c, false)
-	if err != nil {
+	ps := []*desk.Project{}
+	db, err := openExisting(ctx, c, false)
+	switch {
+	case errors.Is(err, sqlite.ErrNoDesk):
+		// A folder with no desk has no projects: a script asking which
+		// there are gets an empty answer, and nothing is created.
+	case err != nil:
 		return err
-	}
-	defer db.Close()
-	ps, err := db.Projects(ctx)
-	if err != nil {
-		return err
+	default:
+		defer db.Close()
+		if ps, err = db.Projects(ctx); err != nil {
+			return err
+		}
 	}
 	if *asJSON {
 		return printJSON(c.Stdout, map[string]any{"projects": ps})

@@ -19,13 +19,19 @@ import (
 // command, read or write, refuses to leave a desk behind where there was
 // none, so a typo in --data changes nothing on disk.
 func openStore(ctx context.Context, c *Context, create bool) (*sqlite.DB, error) {
-	// A CLI process runs one command: a small cache and one reader are
-	// enough, and they keep the start cheap.
-	db, err := sqlite.Open(ctx, c.DataDir, sqlite.Options{NoCreate: !create, Readers: 1, CacheKiB: 2048, OneShot: true})
+	db, err := openExisting(ctx, c, create)
 	if errors.Is(err, sqlite.ErrNoDesk) {
 		return nil, noDesk(c)
 	}
 	return db, err
+}
+
+// openExisting is openStore that answers sqlite.ErrNoDesk as it is, for
+// the reads that take a folder with no desk for an empty desk.
+func openExisting(ctx context.Context, c *Context, create bool) (*sqlite.DB, error) {
+	// A CLI process runs one command: a small cache and one reader are
+	// enough, and they keep the start cheap.
+	return sqlite.Open(ctx, c.DataDir, sqlite.Options{NoCreate: !create, Readers: 1, CacheKiB: 2048, OneShot: true})
 }
 
 func noDesk(c *Context) error {

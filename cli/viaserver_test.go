@@ -48,7 +48,7 @@ func TestReadsGoThroughARunningServer(t *testing.T) {
 		}
 	}
 	served := e.ok("show", "MG-1", "--json")
-	if strings.Contains(localShow, `"local"`) || !strings.Contains(served, `"local":{"exists":true`) {
+	if !strings.Contains(localShow, `"local":null`) || !strings.Contains(served, `"local":{"exists":true`) {
 		t.Fatalf("show did not go through the server:\n%s", served)
 	}
 	e.fails(4, "MG-9", "show", "MG-9")

@@ -151,7 +151,7 @@ func runAdd(ctx context.Context, c *Context, args []string) error {
 	var ff fieldFlags
 	ff.define(fs)
 	proj := fs.String("project", "", "the project (default: the linked or only one)")
-	status := fs.String("status", "", "the first status (default: reported; to_check for a check)")
+	status := fs.String("status", "", "the first status (default: "+desk.DefaultIssue.StatusHelp()+")")
 	by := fs.String("author", "", "who files it (default $DESK_AUTHOR, else agent)")
 	var attach listFlag
 	fs.Var(&attach, "attach", "a png, jpg, gif, webp or pdf file to attach; repeat for several")
@@ -171,10 +171,6 @@ func runAdd(ctx context.Context, c *Context, args []string) error {
 	}
 	if isSet(fs, "status") {
 		f.Status = status
-	}
-	if f.Kind == nil {
-		bug := desk.KindBug
-		f.Kind = &bug
 	}
 	if len(ff.commands) > 0 || len(ff.labels) > 0 {
 		cmds, err := commandList(ff.commands, ff.labels, "add")
@@ -199,10 +195,8 @@ func runAdd(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	who := author(c, *by)
-	// Anyone but the owner files as an agent: the store then applies the
-	// agent's defaults and the handover rule to a check.
-	d, err := db.CreateIssue(ctx, slug, f, desk.CreateOptions{Author: who, Attachments: files, Agent: !desk.IsOwner(who)})
+	// The store gives what is left out its defaults (desk.DefaultIssue).
+	d, err := db.CreateIssue(ctx, slug, f, desk.CreateOptions{Author: author(c, *by), Attachments: files})
 	if err != nil {
 		return err
 	}

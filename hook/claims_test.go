@@ -22,8 +22,13 @@ func TestSessionStartNamesTheClaimedIssues(t *testing.T) {
 		t.Fatal(err)
 	}
 	until, _ := time.Parse("2006-01-02T15:04:05.000Z", c.ExpiresAt)
+	// A claim that ends on another day names the day as well.
+	shown := until.Local().Format("15:04")
+	if now := time.Now().Local(); until.Local().YearDay() != now.YearDay() {
+		shown = until.Local().Format("2006-01-02 15:04")
+	}
 	ctx := decodeClaude(t, f.start("claude", "s1")).HookSpecificOutput.AdditionalContext
-	for _, want := range []string{"Claims: " + b + " is claimed by claude 6d1c2a4e until ", a + " is claimed by codex until " + until.Local().Format("15:04"), "claim_issue"} {
+	for _, want := range []string{"Claims: " + b + " is claimed by claude 6d1c2a4e until ", a + " is claimed by codex until " + shown, "claim_issue"} {
 		if !strings.Contains(ctx, want) {
 			t.Errorf("the session context lacks %q:\n%s", want, ctx)
 		}

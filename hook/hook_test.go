@@ -153,6 +153,11 @@ func (f *fixture) blockOf(out string) string {
 func (f *fixture) issue(title, kind, source, author string) string {
 	f.t.Helper()
 	fl := desk.IssueFields{Title: &title, Kind: &kind, Source: &source}
+	if kind == desk.KindCheck {
+		// A check an agent hands the owner says where to look.
+		cmd := "/goto 1 2 3"
+		fl.Command = &cmd
+	}
 	d, err := f.db.CreateIssue(context.Background(), "mygame", fl, desk.CreateOptions{Author: author})
 	if err != nil {
 		f.t.Fatal(err)

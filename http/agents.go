@@ -64,7 +64,9 @@ func (s *Server) receiveHook(w http.ResponseWriter, r *http.Request, p params) e
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"accepted": res.Events, "late": res.Late}
+	// Every key is always there: null when the report named no session
+	// (a payload without one) or needed no note.
+	out := map[string]any{"accepted": res.Events, "late": res.Late, "session": nil, "state": nil, "note": nil}
 	if res.Session != "" {
 		out["session"], out["state"] = res.Session, res.State
 	}
@@ -141,18 +143,17 @@ type issueAgent struct {
 	Client     string            `json:"client"`
 	State      agent.State       `json:"state"`
 	Activity   *agent.Activity   `json:"activity"`
-	Permission *agent.Permission `json:"permission,omitempty"`
+	Permission *agent.Permission `json:"permission"`
 	Since      string            `json:"since"`
 }
 
 // detailWithAgents is an issue's detail with the live sessions working on
-// it; every field of the detail stays where it was.
+// it in its agents field.
 type detailWithAgents struct {
 	*desk.IssueDetail
-	Agents []issueAgent `json:"agents"`
 }
 
-// MarshalJSON writes the detail as it is, with the agents after its fields.
+// MarshalJSON writes the detail.
 func (d detailWithAgents) MarshalJSON() ([]byte, error) { return d.AppendJSON(nil) }
 
 // AppendJSON appends what MarshalJSON gives to b. The server writes a
@@ -160,28 +161,38 @@ func (d detailWithAgents) MarshalJSON() ([]byte, error) { return d.AppendJSON(ni
 // issue's detail is hundreds of kB, and growing a new buffer for each
 // request copied all of it at least once.
 func (d detailWithAgents) AppendJSON(b []byte) ([]byte, error) {
-	agents, err := desk.MarshalNoHTML(d.Agents)
-	if err != nil {
-		return nil, err
-	}
-	b = slices.Grow(b, 8192+len(d.Body)+len(d.Lists)+len(agents)+512*len(d.Commands))
-	b = d.IssueDetail.AppendJSON(b)
-	b = append(b[:len(b)-1], `,"agents":`...)
-	b = append(b, agents...)
-	return append(b, '}'), nil
+	b = slices.Grow(b, 8192+len(d.Body)+len(d.Lists)+len(d.Agents)+512*len(d.Commands))
+	return d.IssueDetail.AppendJSON(b), nil
 }
 
 // withAgents adds to d the live sessions that touched it.
 func (s *Server) withAgents(d *desk.IssueDetail) detailWithAgents {
-	out := detailWithAgents{IssueDetail: d, Agents: []issueAgent{}}
-	if s.opts.Agents == nil {
-		return out
+	return detailWithAgents{s.agentsOn(d)}
+}
+
+// agentsOn returns a copy of d (the store may keep d for the next reader)
+// whose agents are the live sessions that touched it, for every answer that
+// carries an issue's detail.
+func (s *Server) agentsOn(d *desk.IssueDetail) *desk.IssueDetail {
+	if d == nil || s.opts.Agents == nil {
+		return d
 	}
-	for _, ss := range s.opts.Agents.OnIssue(d.ID) {
-		out.Agents = append(out.Agents, issueAgent{
+	on := s.opts.Agents.OnIssue(d.ID)
+	if len(on) == 0 {
+		return d
+	}
+	agents := make([]issueAgent, 0, len(on))
+	for _, ss := range on {
+		agents = append(agents, issueAgent{
 			ID: ss.ID, Client: ss.Client, State: ss.State, Activity: ss.Activity, Permission: ss.Permission,
 			Since: desk.FormatTime(ss.Since),
 		})
 	}
-	return out
+	list, err := desk.MarshalNoHTML(agents)
+	if err != nil {
+		return d // the sessions are plain values; this does not happen
+	}
+	c := *d
+	c.Agents = list
+	return &c
 }

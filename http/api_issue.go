@@ -107,7 +107,7 @@ func (s *Server) createIssue(w http.ResponseWriter, r *http.Request, p params) e
 		return err
 	}
 	s.localBuildRef(is.Build)
-	return writeJSON(w, r, http.StatusCreated, is)
+	return writeJSON(w, r, http.StatusCreated, s.withAgents(is))
 }
 
 // decodeFiles reads attachments given as [{filename, mime, data_base64}]
@@ -217,7 +217,9 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, p params) er
 		return err
 	}
 	var in desk.CommentInput
-	if in.Author, err = str(m, "author", desk.MaxAuthor*4); err != nil {
+	// The store checks the author's length (desk.CheckAuthor), so that the
+	// refusal names the same limit on every surface.
+	if in.Author, err = str(m, "author", desk.MaxRequestBody); err != nil {
 		return err
 	}
 	if in.Text, err = str(m, "text", desk.MaxCommentText); err != nil {
@@ -238,7 +240,7 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request, p params) er
 		return err
 	}
 	s.localBuildRef(d.Build)
-	return writeJSON(w, r, http.StatusCreated, commentCreated{c, d})
+	return writeJSON(w, r, http.StatusCreated, commentCreated{c, s.agentsOn(d)})
 }
 
 // commentCreated answers a new comment with the comment and the issue as it
@@ -435,6 +437,7 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request, p params) error {
 	if err != nil {
 		return err
 	}
+	res.Issue = s.agentsOn(res.Issue)
 	return writeJSON(w, r, http.StatusOK, res)
 }
 
@@ -451,6 +454,7 @@ func (s *Server) unmerge(w http.ResponseWriter, r *http.Request, p params) error
 	if err != nil {
 		return err
 	}
+	res.Issue = s.agentsOn(res.Issue)
 	return writeJSON(w, r, http.StatusOK, res)
 }
 

@@ -21,7 +21,7 @@ type Health struct {
 }
 
 // healthAnswer is GET /api/health: {ok, name, version, build, db,
-// objects}, each check "ok" or its error, and 503 when one fails, so that
+// objects, data_dir}, each check "ok" or its error, and 503 when one fails, so that
 // a proxy takes the replica out.
 func (s *Server) healthAnswer(ctx context.Context) (int, map[string]any) {
 	h := s.opts.Health
@@ -52,7 +52,7 @@ func (s *Server) healthAnswer(ctx context.Context) (int, map[string]any) {
 	if !ok {
 		status = http.StatusServiceUnavailable
 	}
-	return status, map[string]any{"ok": ok, "name": desk.Name, "version": desk.Version, "build": build, "db": db, "objects": objects}
+	return status, map[string]any{"ok": ok, "name": desk.Name, "version": desk.Version, "build": build, "db": db, "objects": objects, "data_dir": s.opts.DataDir}
 }
 
 // statusRecorder remembers the status a handler wrote.

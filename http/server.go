@@ -57,6 +57,9 @@ type Options struct {
 	// Observe, when set, is told every request's route pattern, status
 	// and time (for the metrics).
 	Observe func(route string, status int, d time.Duration)
+	// DataDir is the data folder the store runs on, which /api/health
+	// names so that the page can show the commands for this desk.
+	DataDir string
 }
 
 // Server is desk's HTTP server.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"desk/internal/agentcli"
 )
 
 // fakeDesk is the binary the integrations run in these tests: the stand-in
@@ -38,22 +40,17 @@ func TestMain(m *testing.M) {
 }
 
 // agentCLIs returns the folder holding the real claude, codex and opencode
-// commands that scripts/agent-clis.sh installs (or $DESK_AGENT_CLIS). Tests
-// that need them skip without them, except in CI, where they must be there.
+// commands that scripts/agent-clis.sh installs (see agentcli.InstallDir).
+// Tests that need them fail without them.
 func agentCLIs(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("DESK_AGENT_CLIS")
-	if dir == "" {
-		wd, _ := os.Getwd()
-		dir = filepath.Join(filepath.Dir(wd), ".cache", "agent-clis", "node_modules", ".bin")
-	}
+	var dir string
 	for _, name := range []string{"claude", "codex", "opencode"} {
-		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-			if os.Getenv("CI") != "" {
-				t.Fatalf("the real agent CLIs are missing from %s (%v); install them into .cache/agent-clis", dir, err)
-			}
-			t.Skipf("the real agent CLIs are not installed in %s", dir)
+		bin, err := agentcli.Find(name)
+		if err != nil {
+			t.Fatal(agentcli.Missing("the real "+name+" CLI", err))
 		}
+		dir = filepath.Dir(bin)
 	}
 	return dir
 }

@@ -53,8 +53,8 @@ type Result struct {
 	OK      bool   `json:"ok"`
 	Action  string `json:"action"` // open or run
 	Path    string `json:"path"`
-	Folder  string `json:"folder,omitempty"`
-	Started bool   `json:"started,omitempty"`
+	Folder  string `json:"folder"`  // the folder shown, or the one the build started in
+	Started bool   `json:"started"` // whether a process was started (run)
 }
 
 // Open shows the stored build path in the platform's file manager: a
@@ -93,7 +93,7 @@ func Run(path string) (*Result, error) {
 		return nil, desk.Errorf(desk.Conflict, "could not start the build: %v", err)
 	}
 	go cmd.Wait() // reap it; desk does not watch the game
-	return &Result{OK: true, Action: "run", Path: path, Started: true}, nil
+	return &Result{OK: true, Action: "run", Path: path, Folder: cmd.Dir, Started: true}, nil
 }
 
 func notHere(path string) error {

@@ -39,7 +39,7 @@ type Result struct {
 	Links int `json:"links"`
 	// MissingFiles are attachments whose file the source folder lacked;
 	// their rows are left out.
-	MissingFiles []string `json:"missing_files,omitempty"`
+	MissingFiles []string `json:"missing_files"`
 }
 
 // Import copies the Pair Desk data folder src into db, whose data folder is
@@ -58,7 +58,7 @@ func Import(ctx context.Context, db *sqlite.DB, dataDir, src string) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Skipped: []string{}}
+	res := &Result{Skipped: []string{}, MissingFiles: []string{}}
 	var imported []string
 	stats, err := db.Load(ctx, sqlite.LoadOptions{}, func(l *sqlite.Loader) error {
 		for _, p := range source.projects {

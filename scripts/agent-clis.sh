@@ -28,7 +28,7 @@ force=${1:-}
 
 die() {
 	echo "agent-clis.sh: ERROR: $*" >&2
-	echo "agent-clis.sh: the real agent CLIs are NOT installed; tests that need them will fail under CI." >&2
+	echo "agent-clis.sh: the real agent CLIs are NOT installed; the tests that need them will fail." >&2
 	exit 1
 }
 

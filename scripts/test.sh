@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# What the tests need (Chromium, the agent CLIs, PostgreSQL, the Go
+# modules), installed or found where an earlier run put it.
+scripts/test-setup.sh
+
 echo "== gofmt"
 unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
@@ -27,6 +31,7 @@ go test -count=1 -timeout 20m ./...
 echo "== fuzz (short runs)"
 go test -run '^$' -fuzz '^FuzzDecodeIssueFields$' -fuzztime 200000x .
 go test -run '^$' -fuzz '^FuzzParseSearch$' -fuzztime 200000x .
+go test -run '^$' -fuzz '^FuzzStatesAreAsserted$' -fuzztime 200000x ./agent/
 
 if [ -d web/test ]; then
 	echo "== web modules (node --test)"

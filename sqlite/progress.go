@@ -21,8 +21,13 @@ type ProgressResult struct {
 // without re-reading its comments and timeline, so it stays cheap on an
 // issue with a long history.
 func (db *DB) Progress(ctx context.Context, id string, n int, p *desk.StepPatch, text, actor string) (*ProgressResult, error) {
-	actor = cleanActor(actor, desk.OwnerActor)
 	hasText := strings.TrimSpace(text) != ""
+	if hasText {
+		if err := desk.CheckAuthor(actor); err != nil {
+			return nil, err // the text is a comment, and signed as one
+		}
+	}
+	actor = cleanActor(actor, desk.OwnerActor)
 	if p == nil && !hasText {
 		return nil, desk.Errorf(desk.Invalid, "give a step to change, a text to post, or both")
 	}

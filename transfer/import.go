@@ -31,13 +31,13 @@ type Options struct {
 // Result counts what an import did.
 type Result struct {
 	Projects        int      `json:"projects_created"`
-	ProjectsSkipped []string `json:"projects_skipped,omitempty"`
+	ProjectsSkipped []string `json:"projects_skipped"`
 	Created         int      `json:"created"`
 	Skipped         int      `json:"skipped"` // issues whose external_ref the project has
 	Comments        int      `json:"comments"`
 	Attachments     int      `json:"attachments"`
 	Issues          []string `json:"issues"` // the ids created, in order
-	MissingFiles    []string `json:"missing_files,omitempty"`
+	MissingFiles    []string `json:"missing_files"`
 }
 
 // item is one issue of an import, checked and ready to file.
@@ -57,7 +57,7 @@ type item struct {
 // import can run twice. Everything is checked before the first write: a bad
 // item, an unreadable file or an unknown project changes nothing.
 func ImportJSON(ctx context.Context, db *sqlite.DB, data []byte, o Options) (*Result, error) {
-	res := &Result{Issues: []string{}}
+	res := &Result{Issues: []string{}, ProjectsSkipped: []string{}, MissingFiles: []string{}}
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 {
 		return nil, desk.Errorf(desk.Invalid, "the JSON is empty: expected a list of issues or {\"issues\": [...]}")
@@ -165,7 +165,7 @@ func ImportJSON(ctx context.Context, db *sqlite.DB, data []byte, o Options) (*Re
 	}
 	for i, it := range items {
 		d, err := db.CreateIssue(ctx, it.project, it.fields, desk.CreateOptions{
-			Author: it.author, Attachments: it.files, Agent: !desk.IsOwner(it.author), SkipDuplicate: true,
+			Author: it.author, Attachments: it.files, SkipDuplicate: true,
 		})
 		if err != nil {
 			return res, desk.Errorf(desk.ErrorCode(err), "issues[%d]: %s (%d issue(s) were filed before it; importing again skips them)", i, desk.ErrorMessage(err), res.Created)
@@ -222,6 +222,9 @@ func decodeItem(raw json.RawMessage, o Options) (*item, error) {
 			if strings.TrimSpace(in.Author) == "" {
 				in.Author = it.author
 			}
+			if err := desk.CheckAuthor(in.Author); err != nil {
+				return nil, desk.Errorf(desk.ErrorCode(err), "comments[%d]: %s", j, desk.ErrorMessage(err))
+			}
 			if err := desk.CheckVerdict(in.Author, in.Verdict); err != nil {
 				return nil, desk.Errorf(desk.ErrorCode(err), "comments[%d]: %s", j, desk.ErrorMessage(err))
 			}
@@ -252,10 +255,6 @@ func decodeItem(raw json.RawMessage, o Options) (*item, error) {
 	}
 	if it.fields.Title == nil {
 		return nil, desk.Errorf(desk.Invalid, "title: required")
-	}
-	if it.fields.Kind == nil {
-		bug := desk.KindBug
-		it.fields.Kind = &bug
 	}
 	return it, nil
 }

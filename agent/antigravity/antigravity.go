@@ -101,10 +101,6 @@ func Map(in agent.Input) ([]agent.Event, error) {
 	switch kind {
 	case agent.KindSessionStart:
 		ev.Reason = first(p.Source, "startup")
-	case agent.KindToolStart:
-		if ev.Tool == "" {
-			return nil, agent.MissingField(Name, name, "toolCall.name")
-		}
 	case agent.KindToolEnd:
 		if msg, failed := failure(p.Error); failed {
 			ev.Kind, ev.Message = agent.KindToolFailed, msg

@@ -42,7 +42,8 @@ func TestAntigravityHookMapping(t *testing.T) {
 			Want: agenttest.Events(e(agent.KindNotice, nil))},
 		{Name: "no event name anywhere", Payload: `{` + base + `}`, Err: "pass it with --event"},
 		{Name: "no conversation", Event: "Stop", Payload: `{"workspacePaths":["/w"]}`, Err: "has no conversationId"},
-		{Name: "tool start without a tool", Event: "PreToolUse", Payload: `{` + base + `}`, Err: "has no toolCall.name"},
+		{Name: "tool start without a tool is still a tool", Event: "PreToolUse", Payload: `{` + base + `}`,
+			Want: agenttest.Events(e(agent.KindToolStart, nil))},
 		{Name: "unknown", Event: "SessionEnd", Payload: `{` + base + `}`, Err: `antigravity: unknown event "SessionEnd"`},
 	})
 }

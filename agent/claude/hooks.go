@@ -111,9 +111,9 @@ func (d *HookDialect) Map(in agent.Input) ([]agent.Event, error) {
 	case agent.KindCompact:
 		ev.Reason = first(Str(p.Trigger), Str(p.Source))
 	case agent.KindToolStart, agent.KindToolEnd, agent.KindToolFailed, agent.KindPermissionRequest:
-		if p.ToolName == "" {
-			return nil, agent.MissingField(d.Client, name, "tool_name")
-		}
+		// A tool event that names no tool still says a tool runs (or
+		// asks): refused, it would leave the session in its last state as
+		// if that still held. The tracker shows it as an unnamed tool.
 		ev.Tool = p.ToolName
 		ev.ToolID = first(Str(p.ToolUseID), Str(p.ToolCallID))
 		ev.Input = agent.Summarize(p.ToolName, p.ToolInput)

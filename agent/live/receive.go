@@ -68,6 +68,7 @@ func (s *Service) apply(evs []agent.Event) (Result, error) {
 		if u.Late {
 			s.stats.late.Add(1)
 			res.Late = true
+			s.log.Debug("agent event late", "client", ev.Client, "session", ev.Session, "event", ev.Name, "reason", u.Note)
 		}
 		if u.Note != "" {
 			res.Note = u.Note

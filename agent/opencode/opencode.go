@@ -171,10 +171,8 @@ func Map(in agent.Input) ([]agent.Event, error) {
 	case "chat.message":
 		ev.Message = p.Text
 	case "tool.execute.before", "tool.execute.after":
+		// No tool name still means a tool runs (see the claude mapper).
 		tool := first(e.ToolName, claude.Str(p.Tool))
-		if tool == "" {
-			return nil, agent.MissingField(Name, name, "tool_name")
-		}
 		ev.Tool, ev.ToolID = toolName(tool), p.CallID
 		if kind == agent.KindToolStart {
 			args := e.ToolInput

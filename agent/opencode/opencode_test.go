@@ -59,7 +59,8 @@ func TestOpencodePluginMapping(t *testing.T) {
 
 		{Name: "error without a session", Payload: `{"hook_event_name":"session.error","session_id":"","cwd":"/o","event":{"type":"session.error","properties":{"error":{"name":"X"}}}}`, Err: `"session.error" payload has no session_id`},
 		{Name: "status without a type", Payload: bus("session.status", `{"sessionID":"ses_1"}`), Err: "properties.status.type"},
-		{Name: "tool hook without a tool", Payload: `{"hook_event_name":"tool.execute.before","session_id":"ses_1","cwd":"/o"}`, Err: "has no tool_name"},
+		{Name: "tool hook without a tool is still a tool", Payload: `{"hook_event_name":"tool.execute.before","session_id":"ses_1","cwd":"/o"}`,
+			Want: agenttest.Events(e(agent.KindToolStart, nil))},
 		{Name: "unknown", Payload: bus("session.exploded", `{}`), Err: `opencode: unknown event "session.exploded"`},
 		{Name: "no event name", Payload: `{"session_id":"ses_1"}`, Err: "has no hook_event_name"},
 	})

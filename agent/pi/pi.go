@@ -111,9 +111,7 @@ func Map(in agent.Input) ([]agent.Event, error) {
 	case agent.KindPrompt:
 		ev.Message = e.Text
 	case agent.KindToolStart, agent.KindToolEnd:
-		if e.ToolName == "" {
-			return nil, agent.MissingField(Name, name, "toolName")
-		}
+		// No tool name still means a tool runs (see the claude mapper).
 		ev.Tool, ev.ToolID = e.ToolName, e.ToolCallID
 		ev.Input = agent.Summarize(e.ToolName, e.Input)
 		if kind == agent.KindToolEnd && e.IsError {

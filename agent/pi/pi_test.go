@@ -36,7 +36,8 @@ func TestPiExtensionMapping(t *testing.T) {
 		{Name: "shutdown", Payload: `{"type":"session_shutdown",` + base + `}`, Want: agenttest.Events(e(agent.KindSessionEnd, nil))},
 		{Name: "turn start is ignored", Payload: `{"type":"turn_start",` + base + `}`},
 		{Name: "no session", Payload: `{"type":"input","text":"x"}`, Err: `pi "input" payload has no session_id`},
-		{Name: "tool without a name", Payload: `{"type":"tool_call",` + base + `}`, Err: "has no toolName"},
+		{Name: "tool without a name is still a tool", Payload: `{"type":"tool_call",` + base + `}`,
+			Want: agenttest.Events(e(agent.KindToolStart, nil))},
 		{Name: "unknown", Payload: `{"type":"teleport",` + base + `}`, Err: `pi: unknown event "teleport"`},
 	})
 }

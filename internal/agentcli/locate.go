@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -25,17 +24,25 @@ const (
 	opencodeName = "opencode"
 )
 
-// ClaudePath returns the installed claude executable, or skips (fails under
-// CI) the test when it is missing.
+// ClaudePath returns the installed claude executable, or fails the test
+// when it is missing.
 func ClaudePath(t testing.TB) string { t.Helper(); return mustFind(t, claudeName) }
 
-// CodexPath returns the installed codex executable, or skips (fails under
-// CI) the test when it is missing.
+// CodexPath returns the installed codex executable, or fails the test when
+// it is missing.
 func CodexPath(t testing.TB) string { t.Helper(); return mustFind(t, codexName) }
 
-// OpencodePath returns the installed opencode executable, or skips (fails
-// under CI) the test when it is missing.
+// OpencodePath returns the installed opencode executable, or fails the test
+// when it is missing.
 func OpencodePath(t testing.TB) string { t.Helper(); return mustFind(t, opencodeName) }
+
+// Missing is the failure of a test whose real agent CLI (or the Node MCP
+// SDK installed beside them) is not there: what is missing and the script
+// that installs it.
+func Missing(what string, err error) string {
+	return fmt.Sprintf("agentcli: %s is required but %v: run %s (it installs the pinned CLIs into $DESK_AGENT_CLIS "+
+		"or <repo>/.cache/agent-clis), or scripts/test.sh, which runs it", what, err, InstallScript)
+}
 
 // InstallDir is where scripts/agent-clis.sh installs the CLIs:
 // $DESK_AGENT_CLIS if set (a relative path is taken from the repository
@@ -110,27 +117,13 @@ func Find(name string) (string, error) {
 	return bin, nil
 }
 
-// announce prints the skip banner once per test binary, so that even a
-// quiet go test run shows it in its output when run with -v or on failure.
-var announce sync.Once
-
+// mustFind returns the installed CLI name, or fails the test: a test of the
+// real client that skipped would pass without proving anything.
 func mustFind(t testing.TB, name string) string {
 	t.Helper()
 	bin, err := Find(name)
-	if err == nil {
-		return bin
+	if err != nil {
+		t.Fatal(Missing("the real "+name+" CLI", err))
 	}
-	how := fmt.Sprintf("run %s (installs into $DESK_AGENT_CLIS or <repo>/.cache/agent-clis)", InstallScript)
-	if os.Getenv("CI") != "" {
-		t.Fatalf("agentcli: the real %s CLI is required under CI but %v; %s first", name, err, how)
-	}
-	banner := fmt.Sprintf("\n"+
-		"!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!\n"+
-		"!!! REAL AGENT CLI TESTS DID NOT RUN: %s is not installed (%v).\n"+
-		"!!! These tests prove desk against the real Claude Code, Codex and opencode.\n"+
-		"!!! To run them: %s\n"+
-		"!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!!", name, err, how)
-	announce.Do(func() { fmt.Fprintln(os.Stderr, banner) })
-	t.Skip(banner)
-	return ""
+	return bin
 }

@@ -42,6 +42,9 @@ func StartWith(tb testing.TB, dir string, options func(*sqlite.DB) deskhttp.Opti
 	}
 	o := options(db)
 	o.Addr = "127.0.0.1:0"
+	if o.DataDir == "" {
+		o.DataDir = db.Dir()
+	}
 	srv := deskhttp.NewServer(db, o)
 	if err := srv.Open(); err != nil {
 		db.Close()

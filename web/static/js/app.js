@@ -52,7 +52,7 @@ const LATER_MODULES = [
   'agents/agents-view.js', 'agents/agent-model.js', 'agents/agent-sessions.js', 'agents/agent-alerts.js',
   'pair/pair-view.js', 'pair/pair-model.js',
   'dialogs/dialog.js', 'dialogs/new-issue.js', 'dialogs/new-project.js', 'dialogs/project-settings.js',
-  'dialogs/merge.js', 'dialogs/help.js',
+  'dialogs/merge.js', 'dialogs/help.js', 'first-run.js',
   'office/office-view.js', 'office/office-api.js', 'office/model.js', 'office/scene.js', 'office/art.js', 'office/renderer.js',
   'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
 ];
@@ -363,13 +363,16 @@ export class DeskApp {
     }
     this.slug = null;
     this.project = null;
+    document.body.classList.add('desk-empty');
     this.listPane.render();
-    this.listPane.showMessage(welcome(this));
+    const { firstRunPanel } = await import('./first-run.js');
+    if (!this.slug) this.listPane.showMessage(firstRunPanel(this));
     this.detailView?.showEmpty();
     this.topBar?.render();
   }
 
   enterProject(slug) {
+    document.body.classList.remove('desk-empty');
     this.slug = slug;
     this.project = this.projects.find((p) => p.slug === slug) || null;
     prefs.setLastProject(slug);
@@ -1083,12 +1086,5 @@ function loadStyle(href) {
 
 function emptyList() {
   return { url: null, etag: null, loaded: false, issues: [], total: 0, counts: null, search: null };
-}
-
-function welcome(app) {
-  return h('div', { class: 'empty-state' },
-    h('h2', null, 'Welcome to desk'),
-    h('p', null, 'Create a project for your game; its issues are numbered with its prefix (MG-1, MG-2, …).'),
-    h('button', { type: 'button', class: 'button primary', onclick: () => app.newProject() }, 'New project…'));
 }
 

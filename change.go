@@ -9,7 +9,8 @@ type Change struct {
 	Issue   *string `json:"issue"`
 	// Type is comment, activity or handoff for the rows the live views show;
 	// issue and project for writes they only need to refresh after (a
-	// deletion, a setting); agent for agent sessions.
+	// deletion, a setting); agent for agent sessions; session for managed
+	// sessions (ID the record's row, Actor its id).
 	Type    string  `json:"type"`
 	ID      int64   `json:"id"` // the comment, activity, handoff or session row
 	Action  string  `json:"action"`
@@ -27,13 +28,14 @@ const (
 	ChangeIssue    = "issue"
 	ChangeProject  = "project"
 	ChangeAgent    = "agent"
+	ChangeSession  = "session"
 )
 
 // IsLive reports whether a change is one the live views show as an entry
 // (sent as a "change" event) rather than a bare reason to refresh.
 func (c *Change) IsLive() bool {
 	switch c.Type {
-	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent:
+	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent, ChangeSession:
 		return true
 	}
 	return false

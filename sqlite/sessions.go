@@ -45,7 +45,6 @@ var _ desk.SessionService = (*DB)(nil)
 const sessionColumns = `row, id, kind, name, cwd, project, command, args, pid, state, exit_code, exit_reason,
 	started_at, ended_at, resume_id, generation, bypass, profile, hooks, note, updated_at`
 
-
 func scanSession(sc scanner) (*desk.Session, int64, error) {
 	var s desk.Session
 	var row int64

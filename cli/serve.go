@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,6 +24,7 @@ import (
 	"desk/internal/timerslack"
 	"desk/localbuild"
 	"desk/serverfile"
+	"desk/session"
 	"desk/sqlite"
 )
 
@@ -37,6 +39,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	open := fs.Bool("open", false, "open the desk in the browser")
 	lan := fs.Bool("lan", false, "listen on every interface, with no authentication: trusted networks only")
 	detach := fs.Bool("detach", false, "start in the background and return; desk stop ends it")
+	noTerminal := fs.Bool("no-terminal", false, "watch sessions read-only: no launching, typing or attaching")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,7 +50,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 		return Usagef("serve", "--port %d is not a port", *port)
 	}
 	if *detach {
-		return serveDetached(ctx, c, *port, *open, *lan)
+		return serveDetached(ctx, c, *port, *open, *lan, *noTerminal)
 	}
 	// As desk mcp does (mcpTimerSlack): the runtime's monitor wakes every
 	// 20 µs through each request otherwise. The live stream's settling
@@ -68,7 +71,13 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(c.Stderr, nil))
 	agents := live.New(db, live.Options{DataDir: db.Dir(), Logger: logger, Transcripts: true, Home: c.Getenv("HOME")})
-	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger, Agents: agents})
+	terminals, err := serveTerminals(ctx, c, db, agents, logger, *noTerminal)
+	if err != nil {
+		return err
+	}
+	defer terminals.Supervisor.Close()
+	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger, Agents: agents,
+		Terminals: terminals})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", *port, err).WithHint("is another desk running? desk stop, or pick another --port")
 	}
@@ -87,7 +96,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 		url = fmt.Sprintf("http://<this machine's address>:%d", bound)
 		fmt.Fprintln(c.Stdout, "warning: --lan has no authentication; anyone on this network can read and change this desk")
 	}
-	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url, db.Dir())
+	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url+terminalQuery(terminals), db.Dir())
 	if *open {
 		openBrowser(info.URL)
 	}
@@ -100,7 +109,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 // serveDetached starts this program again as a background server with its
 // output in server.log, records its pid in server.pid, and returns once it
 // listens (or says why it could not).
-func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) error {
+func serveDetached(ctx context.Context, c *Context, port int, open, lan, noTerminal bool) error {
 	dir, err := filepath.Abs(c.DataDir)
 	if err != nil {
 		return err
@@ -133,7 +142,11 @@ func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) er
 	if lan {
 		args = append(args, "--lan")
 	}
+	if noTerminal {
+		args = append(args, "--no-terminal")
+	}
 	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), envDetached+"=1")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Dir = dir
 	localbuild.Detach(cmd)
@@ -165,7 +178,11 @@ func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) er
 			if err != nil || info.PID != pid {
 				continue
 			}
-			fmt.Fprintf(c.Stdout, "desk is running at %s in the background (pid %d, log %s); desk stop ends it\n", info.URL, pid, logPath)
+			shown := info.URL
+			if tok, err := session.TerminalToken(dir); err == nil && !noTerminal {
+				shown += "/?token=" + url.QueryEscape(tok)
+			}
+			fmt.Fprintf(c.Stdout, "desk is running at %s in the background (pid %d, log %s); desk stop ends it\n", shown, pid, logPath)
 			return nil
 		}
 	}

@@ -53,6 +53,7 @@ func (s *Server) routes() *router {
 	rt.handle(get, "/api/attachments/{id}", s.getAttachment)
 	rt.handle(del, "/api/attachments/{id}", s.deleteAttachment)
 	s.agentRoutes(rt)
+	s.sessionRoutes(rt)
 	return rt
 }
 

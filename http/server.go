@@ -52,6 +52,9 @@ type Options struct {
 	// Agents is the live picture of the agent sessions (package
 	// agent/live); nil turns the agent routes off.
 	Agents Agents
+	// Terminals serves the managed sessions (see sessions.go); nil turns
+	// the session routes off.
+	Terminals *Terminals
 }
 
 // Server is desk's HTTP server.

@@ -76,6 +76,9 @@ func (m *Manager) environ() []string {
 	return os.Environ()
 }
 
+// Getenv reads the launch environment (Environ).
+func (m *Manager) Getenv(key string) string { return m.getenv(key) }
+
 func (m *Manager) getenv(key string) string {
 	env := m.environ()
 	for i := len(env) - 1; i >= 0; i-- {

@@ -382,10 +382,12 @@ func (h *holder) handle(c *conn, vp **viewer, f frame) error {
 			h.watchers[c] = struct{}{}
 		}
 		h.mu.Unlock()
+		// The answer is the holder's description, so that a watcher
+		// registered after a fallback ran still hears of it.
 		if exit != nil {
 			c.writeJSON(msgExit, exit)
 		} else {
-			c.write(msgOK, []byte("{}"))
+			c.write(msgInfoText, mustJSON(h.info()))
 		}
 	case msgInput:
 		h.input(v, f.data, true)

@@ -18,7 +18,7 @@ import (
 // Requests, client to holder:
 const (
 	msgAttach = 'A' // {cols, rows}: snapshot, then the live stream
-	msgWatch  = 'W' // {}: exit and size events only, no output
+	msgWatch  = 'W' // {}: Info now, then exit, size and info events; no output
 	msgInput  = 'I' // terminal input, as typed
 	msgKeys   = 'K' // ["enter", "ctrl-c", ...]: named keys, encoded by the holder
 	msgResize = 'R' // {cols, rows}

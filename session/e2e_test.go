@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"desk/agent/intake"
 )
 
 // The command line works with no server: run, type, read the screen,
@@ -292,4 +295,66 @@ func TestDeepDataFolderStillHasSockets(t *testing.T) {
 	id := strings.TrimSpace(w.must("run", "bash", "--cwd", w.data))
 	waitCLI(t, w, id, "@", 5*time.Second)
 	w.must("stop-session", "--kill", id)
+}
+
+// hookReport runs desk hook event for claude with a payload, as a hook
+// process of a managed launch would, with the given launch stamps.
+func (w *world) hookReport(provider string, env ...string) {
+	w.t.Helper()
+	cmd := exec.Command(deskBin, "hook", "event", "--client", "claude")
+	cmd.Env = append(append([]string{}, w.env...), env...)
+	cmd.Stdin = strings.NewReader(`{"session_id":"` + provider + `","hook_event_name":"UserPromptSubmit","cwd":"/tmp","prompt":"hi"}`)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		w.t.Fatalf("desk hook event: %v %s", err, out)
+	}
+}
+
+// The generation fence: after a resume, a hook of the old run is refused;
+// a hook of a managed launch that inherited no generation posts nothing;
+// the new run's hooks are taken, and their agent is marked managed.
+func TestResumeFencesTheOldGenerationsHooks(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	srv := w.serve()
+	s := srv.launch(`{"kind": "bash", "cwd": "` + w.data + `"}`)
+	srv.api(200, "DELETE", "/api/sessions/"+s.ID+"?kill=1", "", nil)
+	var resumed record
+	srv.api(200, "POST", "/api/sessions/"+s.ID+"/resume", "", &resumed)
+	if resumed.Generation != 2 || resumed.State != "running" {
+		t.Fatalf("after the resume: %+v", resumed)
+	}
+	agents := func() string {
+		_, b := srv.request("GET", "/api/agents", "")
+		return string(b)
+	}
+	old, none, cur := "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333"
+	w.hookReport(old, "DESK_SESSION_ID="+s.ID, "DESK_SESSION_GENERATION=1")
+	w.hookReport(none, "DESK_SESSION_ID="+s.ID)
+	w.hookReport(cur, "DESK_SESSION_ID="+s.ID, "DESK_SESSION_GENERATION=2")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(agents(), cur) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the current generation's report never arrived: %s", agents())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	got := agents()
+	if strings.Contains(got, old) {
+		t.Errorf("a report of the old generation was taken: %s", got)
+	}
+	if strings.Contains(got, none) {
+		t.Errorf("a report with no generation was taken: %s", got)
+	}
+	if _, err := os.Stat(filepath.Join(w.data, intake.SpoolName)); err == nil {
+		b, _ := os.ReadFile(filepath.Join(w.data, intake.SpoolName))
+		if strings.Contains(string(b), none) {
+			t.Errorf("the unstamped report was spooled: %s", b)
+		}
+	}
+	if !strings.Contains(got, `"managed":true,"session":"`+s.ID+`"`) {
+		t.Errorf("the agent is not marked managed: %s", got)
+	}
+	if r := srv.session(s.ID); !strings.Contains(string(r.Agent), cur) {
+		t.Errorf("the record's agent is %s", r.Agent)
+	}
 }

@@ -53,6 +53,8 @@ type Screen struct {
 
 	replies *replyQueue
 	plain   plainScan
+
+	recovered int // how often the emulator failed and was rebuilt
 }
 
 // modeKey names a mode: DEC private modes (CSI ? n h) are dec.
@@ -79,18 +81,50 @@ const (
 func NewScreen(cols, rows, scrollback int) *Screen {
 	s := &Screen{cols: cols, rows: rows, history: newHistory(scrollback), modes: map[modeKey]bool{},
 		bottom: -1, replies: newReplyQueue()}
-	s.emu = vt.NewEmulator(cols, rows)
-	s.emu.SetScrollbackSize(vt.DefaultScrollbackSize)
-	s.emu.SetCallbacks(vt.Callbacks{
+	s.emu = s.newEmulator(cols, rows)
+	return s
+}
+
+// newEmulator makes the emulator with the callbacks and handlers that
+// keep this screen's own state.
+func (s *Screen) newEmulator(cols, rows int) *vt.Emulator {
+	e := vt.NewEmulator(cols, rows)
+	e.SetScrollbackSize(vt.DefaultScrollbackSize)
+	e.SetCallbacks(vt.Callbacks{
 		Title:       func(t string) { s.title = t },
 		EnableMode:  func(m ansi.Mode) { s.setMode(m, true) },
 		DisableMode: func(m ansi.Mode) { s.setMode(m, false) },
 		// The emulator passes whether the cursor is steady, not whether it blinks.
 		CursorStyle: func(st vt.CursorStyle, steady bool) { s.cursorStyle, s.cursorSteady = st, steady },
 	})
+	prev := s.emu
+	s.emu = e
 	s.observe()
-	go s.replies.pump(s.emu)
-	return s
+	s.observeCharsets()
+	s.emu = prev
+	go s.replies.pump(e)
+	return e
+}
+
+// rebuild replaces an emulator that failed with a new one showing what
+// the old one showed (the history is the screen's own and stays).
+// Callers hold s.mu.
+func (s *Screen) rebuild() {
+	var snap []byte
+	func() {
+		defer func() { recover() }()
+		snap = s.snapshot(false)
+	}()
+	old := s.emu
+	s.emu = s.newEmulator(s.cols, s.rows)
+	old.Close()
+	func() {
+		defer func() { recover() }()
+		s.emu.Write(snap)
+	}()
+	if sb := s.emu.Scrollback(); sb != nil {
+		sb.Clear()
+	}
 }
 
 // observe registers handlers that watch sequences whose effect the
@@ -126,7 +160,15 @@ func (s *Screen) observe() {
 		if top < 1 {
 			top = 1
 		}
-		if bot < 1 || bot > s.rows {
+		if bot < 1 {
+			bot = s.rows
+		}
+		if bot > s.rows && len(p) > 1 {
+			// The emulator takes a bottom margin below the screen as it
+			// is, and a scroll then indexes past its rows; a terminal
+			// clamps it. The parameters are the parser's own, which the
+			// emulator reads next.
+			p[1] = ansi.Param(s.rows)
 			bot = s.rows
 		}
 		if top < bot {
@@ -148,6 +190,7 @@ func (s *Screen) observe() {
 		s.keypad, s.title, s.saved, s.main, s.mainSaved = false, "", nil, nil, nil
 		s.top, s.bottom = 0, -1
 		s.cursorStyle, s.cursorSteady = vt.CursorBlock, false
+		s.plain = plainScan{}
 		return false
 	})
 }
@@ -184,16 +227,8 @@ const maxWrite = 4096
 func (s *Screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := len(p)
-	for len(p) > 0 {
-		k := min(len(p), maxWrite)
-		chunk := p[:k]
-		p = p[k:]
-		chunk = s.skipPlain(chunk)
-		s.emu.Write(chunk)
-		s.drain()
-	}
-	return n, nil
+	s.write(p)
+	return len(p), nil
 }
 
 // drain moves the lines the emulator scrolled off into the history.
@@ -288,12 +323,19 @@ func (s *Screen) Close() error { return s.emu.Close() }
 func (s *Screen) Snapshot() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.snapshot(true)
+}
+
+// snapshot is Snapshot, with or without the history. Callers hold s.mu.
+func (s *Screen) snapshot(withHistory bool) []byte {
 	var b bytes.Buffer
 	b.Grow(s.history.size + s.cols*s.rows*2 + 256)
-	s.history.each(func(l string) {
-		b.WriteString(l)
-		b.WriteString("\r\n")
-	})
+	if withHistory {
+		s.history.each(func(l string) {
+			b.WriteString(l)
+			b.WriteString("\r\n")
+		})
+	}
 	alt := s.emu.IsAltScreen()
 	if alt && s.main != nil {
 		writeRows(&b, s.main)
@@ -326,6 +368,17 @@ func (s *Screen) Snapshot() []byte {
 	}
 	if s.keypad {
 		b.WriteString("\x1b=")
+	}
+	// The character sets come after the rows, whose cells hold the
+	// characters they printed.
+	if s.plain.g0 != 0 {
+		b.WriteString("\x1b(" + string(s.plain.g0))
+	}
+	if s.plain.g1 != 0 {
+		b.WriteString("\x1b)" + string(s.plain.g1))
+	}
+	if s.plain.shifted {
+		b.WriteByte(0x0e)
 	}
 	if s.title != "" {
 		b.WriteString(ansi.SetWindowTitle(s.title))
@@ -534,7 +587,6 @@ type replyQueue struct {
 func newReplyQueue() *replyQueue { return &replyQueue{out: make(chan []byte, 256)} }
 
 func (q *replyQueue) pump(r io.Reader) {
-	defer close(q.out)
 	buf := make([]byte, 4096)
 	for {
 		n, err := r.Read(buf)

@@ -67,6 +67,12 @@ func diffScreens(a, b *Screen) string {
 	if !maps.Equal(a.modes, b.modes) {
 		add("modes %v vs %v", a.modes, b.modes)
 	}
+	if a.plain.g0 != b.plain.g0 || a.plain.g1 != b.plain.g1 || a.plain.shifted != b.plain.shifted {
+		add("charsets %v vs %v", a.plain, b.plain)
+	}
+	if a.recovered != b.recovered {
+		add("the emulator failed %d times vs %d", a.recovered, b.recovered)
+	}
 	if a.keypad != b.keypad || a.title != b.title || a.top != b.top || a.bottom != b.bottom ||
 		a.cursorStyle != b.cursorStyle || a.cursorSteady != b.cursorSteady {
 		add("keypad %v title %q region %d-%d cursor style %v,%v vs keypad %v title %q region %d-%d cursor style %v,%v",
@@ -121,6 +127,7 @@ func TestSnapshotRedrawsSyntheticScreensExactly(t *testing.T) {
 		"modes":           "\x1b[?1h\x1b[?2004h\x1b[?1000h\x1b[?1006h\x1b=\x1b[4h",
 		"title":           "\x1b]0;my title\x07text",
 		"cursor style":    "\x1b[5 q",
+		"charsets":        "\x1b)0\x0elqk\x0f ascii \x1b(0x",
 		"saved cursor":    "\x1b[3;4H\x1b7\x1b[10;10Hx",
 		"link":            "\x1b]8;;https://example.com\x1b\\a link\x1b]8;;\x1b\\ after",
 		"alternate screen": strings.Repeat("main line\r\n", 30) + "\x1b[?1049h\x1b[H\x1b[2J" +

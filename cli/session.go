@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -551,6 +552,12 @@ func runHold(ctx context.Context, c *Context, args []string) error {
 		f.Close()
 	}
 	log := slog.New(slog.NewTextHandler(c.Stderr, nil)).With("session", spec.ID)
+	if p := os.Getenv("DESK_HOLD_CPUPROFILE"); p != "" {
+		if f, err := os.Create(p + "." + spec.ID); err == nil {
+			pprof.StartCPUProfile(f)
+			defer pprof.StopCPUProfile()
+		}
+	}
 	ready, ok := c.Stdout.(io.WriteCloser)
 	if !ok {
 		ready = nopCloser{c.Stdout}

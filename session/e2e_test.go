@@ -76,7 +76,7 @@ func TestBashSessionFromTheCommandLineWithoutAServer(t *testing.T) {
 	}
 }
 
-func waitCLI(t *testing.T, w *world, id, text string, d time.Duration) string {
+func waitCLI(t testing.TB, w *world, id, text string, d time.Duration) string {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	var last string

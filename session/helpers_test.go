@@ -45,12 +45,12 @@ func TestMain(m *testing.M) {
 
 // world is a data folder and the environment desk commands run with.
 type world struct {
-	t    *testing.T
+	t    testing.TB
 	data string
 	env  []string
 }
 
-func newWorld(t *testing.T) *world {
+func newWorld(t testing.TB) *world {
 	t.Helper()
 	data := t.TempDir()
 	w := &world{t: t, data: data, env: []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "LANG=C.UTF-8",
@@ -115,7 +115,7 @@ func (w *world) stopAll() {
 
 // server is a desk serve subprocess.
 type server struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	base   string
 	token  string
@@ -303,7 +303,7 @@ func (s *server) wsURL(id string, query string) string {
 // terminal is a WebSocket viewer that keeps a screen model of what it
 // receives.
 type terminal struct {
-	t      *testing.T
+	t      testing.TB
 	ws     *websocket.Conn
 	mu     sync.Mutex
 	screen *session.Screen
@@ -429,7 +429,7 @@ func (tm *terminal) send(b string) {
 }
 
 // holderPID returns the pid of the holder of session id.
-func holderPID(t *testing.T, data, id string) int {
+func holderPID(t testing.TB, data, id string) int {
 	t.Helper()
 	c, err := session.Dial(context.Background(), data, id)
 	if err != nil {

@@ -234,10 +234,25 @@ func (m *Manager) Launch(ctx context.Context, r Request) (*desk.Session, error) 
 		return nil, err
 	}
 	s.Command = p.argv
+	// The record is written once the holder runs (or could not start): one
+	// commit per launch, which is most of a launch's time on a slow disk.
+	pid, err := m.start(ctx, s, p, r.Cols, r.Rows)
+	if err != nil {
+		s.State, s.ExitReason, s.EndedAt = desk.SessionExited, desk.ExitLaunchFailed+": "+oneLine(err.Error()), m.now()
+		if cerr := m.Store.CreateSession(ctx, s); cerr != nil {
+			return nil, errors.Join(err, cerr)
+		}
+		return nil, desk.Errorf(desk.Invalid, "%s", s.ExitReason).WithHint("session " + s.ID + " keeps the record")
+	}
+	s.PID = pid
 	if err := m.Store.CreateSession(ctx, s); err != nil {
+		if c, derr := Dial(ctx, m.DataDir, s.ID); derr == nil {
+			c.Stop(ctx, true) // a session nobody can find must not run
+			c.Close()
+		}
 		return nil, err
 	}
-	return m.start(ctx, s, p, r.Cols, r.Rows)
+	return s, nil
 }
 
 // build completes a plan for session s: the kind's flags and variables,
@@ -331,9 +346,9 @@ func (m *Manager) writeHookSettings(kind, deskBin string) (string, error) {
 	return path, link.WriteFileAtomic(path, want, 0o600)
 }
 
-// start starts the holder of a recorded session and waits until it runs
-// the program; the record then has its pid, or says the launch failed.
-func (m *Manager) start(ctx context.Context, s *desk.Session, p *plan, cols, rows int) (*desk.Session, error) {
+// start starts the holder of session s and waits until it runs the
+// program, whose pid it returns.
+func (m *Manager) start(ctx context.Context, s *desk.Session, p *plan, cols, rows int) (int, error) {
 	if cols == 0 {
 		cols, rows = DefaultCols, DefaultRows
 	}
@@ -343,18 +358,7 @@ func (m *Manager) start(ctx context.Context, s *desk.Session, p *plan, cols, row
 	rec, _ := json.Marshal(s.View(nil))
 	spec := Spec{ID: s.ID, DataDir: m.DataDir, Argv: p.argv, Env: p.env, Dir: s.Cwd, Cols: cols, Rows: rows,
 		Fallback: p.fallback, Record: rec}
-	pid, err := m.spawn(ctx, spec)
-	if err != nil {
-		reason := desk.ExitLaunchFailed + ": " + oneLine(err.Error())
-		ended := m.now()
-		state := desk.SessionExited
-		var noCode *int
-		if _, uerr := m.Store.UpdateSession(ctx, s.ID, desk.SessionUpdate{State: &state, ExitReason: &reason, EndedAt: &ended, ExitCode: &noCode}); uerr != nil {
-			err = errors.Join(err, uerr)
-		}
-		return nil, desk.Errorf(desk.Invalid, "%s", reason).WithHint("session " + s.ID + " keeps the record")
-	}
-	return m.Store.UpdateSession(ctx, s.ID, desk.SessionUpdate{PID: &pid})
+	return m.spawn(ctx, spec)
 }
 
 func oneLine(s string) string {
@@ -398,7 +402,7 @@ func (m *Manager) spawn(ctx context.Context, spec Spec) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if err := cmd.Start(); err != nil {
+	if err := withDefaultSlack(cmd.Start); err != nil {
 		return 0, fmt.Errorf("start the holder: %w", err)
 	}
 	// The holder is this process's child until it exits; reap it then, so
@@ -441,7 +445,7 @@ func holderEnv(base []string) []string {
 	for _, kv := range base {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "DESK_HOLD_DEBUG":
+		case "PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "DESK_HOLD_CPUPROFILE":
 			out = append(out, kv)
 		}
 	}
@@ -496,6 +500,11 @@ func (m *Manager) Reconcile(ctx context.Context, s *desk.Session) (*desk.Session
 	if !errors.Is(err, ErrNoHolder) {
 		return s, nil // a holder that is slow to answer is not gone
 	}
+	return m.gone(ctx, s)
+}
+
+// gone records the end of a running session whose holder is not there.
+func (m *Manager) gone(ctx context.Context, s *desk.Session) (*desk.Session, error) {
 	if s.PID == 0 && m.now().Sub(s.StartedAt) < launchGrace {
 		return s, nil
 	}
@@ -547,19 +556,27 @@ func (m *Manager) Ended(ctx context.Context, id string, exit *Exit) (*desk.Sessi
 // running returns a running session's record and a connection to its
 // holder, or the error that says why there is none.
 func (m *Manager) running(ctx context.Context, id string) (*desk.Session, *Client, error) {
-	s, err := m.Get(ctx, id)
+	s, err := m.Store.Session(ctx, id)
 	if err != nil {
 		return nil, nil, err
+	}
+	if s.State == desk.SessionRunning {
+		c, err := Dial(ctx, m.DataDir, id)
+		if err == nil {
+			return s, c, nil
+		}
+		if !errors.Is(err, ErrNoHolder) {
+			return s, nil, desk.Errorf(desk.Conflict, "session %s has no holder to talk to: %v", id, err)
+		}
+		if s, err = m.gone(ctx, s); err != nil {
+			return nil, nil, err
+		}
 	}
 	if s.State != desk.SessionRunning {
 		return s, nil, desk.Errorf(desk.Conflict, "session %s has exited (%s)", id, s.ExitReason).
 			WithHint("desk resume-session " + id + " starts it again")
 	}
-	c, err := Dial(ctx, m.DataDir, id)
-	if err != nil {
-		return s, nil, desk.Errorf(desk.Conflict, "session %s has no holder to talk to: %v", id, err)
-	}
-	return s, c, nil
+	return s, nil, desk.Errorf(desk.Conflict, "session %s is starting; try again in a moment", id)
 }
 
 // Screen returns a session's screen as text: the live one, or the last
@@ -744,19 +761,26 @@ func (m *Manager) Resume(ctx context.Context, id string) (*desk.Session, error) 
 	if err := m.build(p, &next, s.Kind == "custom"); err != nil {
 		return nil, err
 	}
-	state, reason, started, zero := desk.SessionRunning, "", m.now(), time.Time{}
+	next.StartedAt, next.Command = m.now(), p.argv
+	pid, err := m.start(ctx, &next, p, 0, 0)
+	if err != nil {
+		reason := desk.ExitLaunchFailed + ": " + oneLine(err.Error())
+		ended := m.now()
+		if _, uerr := m.Store.UpdateSession(ctx, id, desk.SessionUpdate{ExitReason: &reason, EndedAt: &ended,
+			Generation: &next.Generation, IfState: desk.SessionExited}); uerr != nil {
+			err = errors.Join(err, uerr)
+		}
+		return nil, desk.Errorf(desk.Invalid, "%s", reason)
+	}
+	state, reason, zero := desk.SessionRunning, "", time.Time{}
 	var noCode *int
-	pid0, note := 0, ""
+	note := ""
 	if r.Resume == "" && s.Kind != "custom" && s.Kind != "bash" {
 		note = "no resume id was captured; started afresh"
 	}
-	if _, err := m.Store.UpdateSession(ctx, id, desk.SessionUpdate{State: &state, ExitReason: &reason, ExitCode: &noCode,
-		EndedAt: &zero, StartedAt: &started, Generation: &next.Generation, Command: &p.argv, PID: &pid0, Note: &note,
-		IfState: desk.SessionExited}); err != nil {
-		return nil, err
-	}
-	next.StartedAt, next.Command = started, p.argv
-	return m.start(ctx, &next, p, 0, 0)
+	return m.Store.UpdateSession(ctx, id, desk.SessionUpdate{State: &state, ExitReason: &reason, ExitCode: &noCode,
+		EndedAt: &zero, StartedAt: &next.StartedAt, Generation: &next.Generation, Command: &p.argv, PID: &pid, Note: &note,
+		ResumeID: &next.ResumeID, IfState: desk.SessionExited})
 }
 
 // SetResumeID records a session's captured resume id, if it has the form

@@ -29,7 +29,22 @@ type plainScan struct {
 	shifted     bool // SO: G1 is in use
 	g0, g1      byte // the final bytes of their designations; 0 for ASCII
 	atLineStart bool // the bytes fed so far end with CR LF
-	off         bool // never take the fast path (tests compare the two ways)
+	// verified says the last bytes were a run taken the fast way, so the
+	// emulator is still in the state plainState checked.
+	verified bool
+	// pending is the start of a plain line the last write ended in: it
+	// goes to the emulator with the rest of its line, so that a run of
+	// lines cut into PTY-sized reads stays one run. Everything that reads
+	// the screen feeds it first (flush).
+	pending []byte
+	// deferred are plain lines of a run that, as far as anyone can tell,
+	// are printed at the bottom of the screen, but are not given to the
+	// emulator until someone reads the screen or other output comes: a
+	// burst prints only the lines it ends with. bare says the emulator's
+	// own rows have already gone up to the history.
+	deferred [][]byte
+	bare     bool
+	off      bool // never take the fast path (tests compare the two ways)
 }
 
 // observeCharsets registers the handlers that follow the G0 and G1
@@ -87,35 +102,84 @@ func (s *Screen) emuWrite(b []byte) {
 
 // write feeds program output, taking runs of plain lines the fast way.
 func (s *Screen) write(p []byte) {
+	if len(s.plain.pending) > 0 {
+		p = append(s.plain.pending, p...)
+		s.plain.pending = nil
+	}
+	if !s.plain.off {
+		if cut := s.holdBack(p); cut < len(p) {
+			s.plain.pending = bytes.Clone(p[cut:])
+			p = p[:cut]
+		}
+	}
 	for len(p) > 0 {
-		start, n, k := s.nextRun(p)
-		if k == 0 {
+		start, n := s.nextRun(p)
+		if n == 0 {
+			s.land()
 			s.feed(p)
 			s.plain.atLineStart = bytes.HasSuffix(p, []byte("\r\n"))
+			s.plain.verified = false
 			return
 		}
-		s.feed(p[:start])
+		if start > 0 {
+			s.land()
+			s.feed(p[:start])
+			s.plain.verified = false
+		}
 		s.run(p[start : start+n])
 		s.plain.atLineStart = true
 		p = p[start+n:]
 	}
 }
 
-// minRun is the shortest run worth the fast path: a screen's worth.
-func (s *Screen) minRun() int { return s.rows + 1 }
+// holdBack returns where the start of a plain line that p ends in
+// begins (len(p) when it does not end in one).
+func (s *Screen) holdBack(p []byte) int {
+	start := 0
+	if i := bytes.LastIndex(p, []byte("\r\n")); i >= 0 {
+		start = i + 2
+	} else if !s.plain.atLineStart {
+		return len(p)
+	}
+	tail := p[start:]
+	if len(tail) == 0 || len(tail) > s.cols {
+		return len(p)
+	}
+	for _, c := range tail {
+		if c < 0x20 || c > 0x7e {
+			return len(p)
+		}
+	}
+	return start
+}
 
-// nextRun finds the next run of at least minRun plain lines that starts
-// at a line start: its offset, length in bytes, and number of lines (0
-// when there is none).
-func (s *Screen) nextRun(p []byte) (start, n, k int) {
+// flush feeds a held-back line start to the emulator. Callers hold s.mu.
+func (s *Screen) flush() {
+	s.land()
+	if len(s.plain.pending) == 0 {
+		return
+	}
+	b := s.plain.pending
+	s.plain.pending = nil
+	s.feed(b)
+	s.plain.atLineStart, s.plain.verified = false, false
+}
+
+// nextRun finds the next run of plain lines that starts at a line start:
+// its offset and length in bytes (0 when there is none). A run must hold
+// two lines, one to check the state with, unless the state is known.
+func (s *Screen) nextRun(p []byte) (start, n int) {
 	if s.rows < 3 || s.plain.off {
-		return 0, 0, 0
+		return 0, 0
 	}
 	lineStart := s.plain.atLineStart
+	need := 2
+	if s.plain.verified {
+		need = 1
+	}
 	i := 0
 	for i < len(p) {
 		if lineStart {
-			// Count plain lines from here.
 			j, lines := i, 0
 			for {
 				e := plainLineEnd(p[j:], s.cols)
@@ -125,22 +189,18 @@ func (s *Screen) nextRun(p []byte) (start, n, k int) {
 				j += e
 				lines++
 			}
-			if lines >= s.minRun() {
-				return i, j - i, lines
-			}
-			if lines > 0 {
-				i = j
-				continue
+			if lines >= need {
+				return i, j - i
 			}
 		}
 		nl := bytes.Index(p[i:], []byte("\r\n"))
 		if nl < 0 {
-			return 0, 0, 0
+			return 0, 0
 		}
 		i += nl + 2
-		lineStart = true
+		lineStart, need = true, 2
 	}
-	return 0, 0, 0
+	return 0, 0
 }
 
 // plainLineEnd returns the length of the plain line at the start of b,
@@ -162,39 +222,67 @@ func plainLineEnd(b []byte, cols int) int {
 	return -1
 }
 
-// run takes a run of plain lines. The first goes through the emulator;
-// if the screen then proves the plain state, the rest go the fast way.
+// run takes a run of plain lines. Unless the state is known from the run
+// before, the first goes through the emulator, and the rest go the fast
+// way only if the screen then proves the plain state.
 func (s *Screen) run(b []byte) {
-	first := plainLineEnd(b, s.cols)
-	s.feed(b[:first])
-	line := b[:first-2]
-	rest := b[first:]
-	if !s.plainState(line) {
-		s.feed(rest)
-		return
-	}
 	var lines [][]byte
-	for len(rest) > 0 {
-		e := plainLineEnd(rest, s.cols)
-		lines = append(lines, rest[:e-2])
-		rest = rest[e:]
+	for len(b) > 0 {
+		e := plainLineEnd(b, s.cols)
+		lines = append(lines, b[:e-2])
+		b = b[e:]
 	}
-	keep := s.rows - 1 // lines that end on screen, above the blank bottom row
-	if len(lines) < keep {
-		for _, l := range lines {
-			s.feed(append(l, '\r', '\n'))
+	if !s.plain.verified {
+		s.feed(append(lines[0][:len(lines[0]):len(lines[0])], '\r', '\n'))
+		if !s.plainState(lines[0]) {
+			for _, l := range lines[1:] {
+				s.feed(append(l[:len(l):len(l)], '\r', '\n'))
+			}
+			s.plain.verified = false
+			return
 		}
+		lines = lines[1:]
+	}
+	s.jump(lines)
+	s.plain.verified = true
+}
+
+// jump takes plain lines at the bottom of a screen in the plain state as
+// their line feeds would: each line feed moves the top row to the
+// history, first the emulator's own rows (all but the blank bottom one,
+// in one scroll), then the lines themselves; the lines still on screen
+// wait in deferred until someone reads the screen (land).
+func (s *Screen) jump(lines [][]byte) {
+	keep := s.rows - 1
+	for _, l := range lines {
+		s.plain.deferred = append(s.plain.deferred, bytes.Clone(l))
+		if len(s.plain.deferred) <= keep {
+			continue
+		}
+		if !s.plain.bare {
+			s.feed([]byte("\x1b[" + strconv.Itoa(keep) + "S"))
+			s.plain.bare = true
+		}
+		s.history.push(string(bytes.TrimRight(s.plain.deferred[0], " ")))
+		s.plain.deferred = s.plain.deferred[1:]
+	}
+}
+
+// land prints the deferred lines where they are: above the blank bottom
+// row, after the scroll that makes room for them.
+func (s *Screen) land() {
+	q := s.plain.deferred
+	if len(q) == 0 {
 		return
 	}
-	// One scroll moves every row but the blank bottom one to the
-	// history, as keep line feeds would.
-	s.feed([]byte("\x1b[" + strconv.Itoa(keep) + "S"))
-	for _, l := range lines[:len(lines)-keep] {
-		s.history.push(string(bytes.TrimRight(l, " ")))
-	}
+	bare := s.plain.bare
+	s.plain.deferred, s.plain.bare = nil, false
 	var buf bytes.Buffer
-	buf.WriteString("\x1b[H")
-	for _, l := range lines[len(lines)-keep:] {
+	if !bare {
+		buf.WriteString("\x1b[" + strconv.Itoa(len(q)) + "S")
+	}
+	buf.WriteString("\x1b[" + strconv.Itoa(s.rows-len(q)) + ";1H")
+	for _, l := range q {
 		buf.Write(l)
 		buf.WriteString("\r\n")
 	}

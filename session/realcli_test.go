@@ -17,7 +17,7 @@ import (
 // worldFor makes a world whose environment is a CLI sandbox's (its HOME,
 // its config folder, the mock model's address), so that the server's
 // launches run that CLI against the mock.
-func worldFor(t *testing.T, environ []string, kind, bin string) *world {
+func worldFor(t testing.TB, environ []string, kind, bin string) *world {
 	w := newWorld(t)
 	w.env = append(append([]string{}, environ...), "DESK_DATA="+w.data, agentBin(kind)+"="+bin)
 	return w

@@ -269,12 +269,14 @@ func (s *Screen) line(y int) uv.Line {
 func (s *Screen) Resize(cols, rows int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	if cols == s.cols && rows == s.rows {
 		return
 	}
 	s.emu.Resize(cols, rows)
 	s.cols, s.rows = cols, rows
 	s.top, s.bottom = 0, -1 // the emulator resets the scroll region
+	s.plain.verified = false
 	if s.main != nil {
 		// The main screen behind the alternate one keeps its top-left.
 		main := make([]uv.Line, rows)
@@ -307,6 +309,7 @@ func (s *Screen) Size() (cols, rows int) {
 func (s *Screen) Modes() (appCursor, bracketedPaste bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	return s.modes[modeKey{1, true}], s.modes[modeKey{2004, true}]
 }
 
@@ -323,6 +326,7 @@ func (s *Screen) Close() error { return s.emu.Close() }
 func (s *Screen) Snapshot() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	return s.snapshot(true)
 }
 
@@ -513,6 +517,7 @@ type Cursor struct {
 func (s *Screen) Text() Text {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	cur := s.emu.CursorPosition()
 	t := Text{Cols: s.cols, Rows: s.rows, Cursor: Cursor{Row: cur.Y, Col: cur.X}, Title: s.title,
 		AltScreen: s.emu.IsAltScreen(), CursorHidden: s.emu.CursorHidden(), Lines: make([]string, s.rows)}
@@ -540,6 +545,7 @@ func (s *Screen) Text() Text {
 func (s *Screen) HistoryLen() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.flush()
 	return s.history.len()
 }
 

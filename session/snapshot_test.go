@@ -28,6 +28,8 @@ func diffScreens(a, b *Screen) string {
 	defer a.mu.Unlock()
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	a.flush()
+	b.flush()
 	var d []string
 	add := func(f string, args ...any) {
 		if len(d) < 20 {

@@ -405,7 +405,9 @@ func runAttachSession(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	out := c.Stdout
-	io.WriteString(out, "\x1b[H\x1b[2J\x1b[3J")
+	// The hint scrolls up into the terminal's own history rather than being
+	// cleared away, and the session's screen is drawn on a blank one.
+	io.WriteString(out, strings.Repeat("\r\n", max(rows, 1))+"\x1b[H")
 	detached := make(chan struct{})
 	go func() {
 		buf := make([]byte, 4096)

@@ -95,6 +95,9 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	if *lan {
 		url = fmt.Sprintf("http://<this machine's address>:%d", bound)
 		fmt.Fprintln(c.Stdout, "warning: --lan has no authentication; anyone on this network can read and change this desk")
+		if !*noTerminal {
+			fmt.Fprintln(c.Stdout, "warning: with --lan, whoever holds the URL below can start and type into terminals on this machine; --no-terminal turns them off")
+		}
 	}
 	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url+terminalQuery(terminals), db.Dir())
 	if *open {

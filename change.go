@@ -10,7 +10,8 @@ type Change struct {
 	// Type is comment, activity or handoff for the rows the live views show;
 	// issue and project for writes they only need to refresh after (a
 	// deletion, a setting); agent for agent sessions; office for the
-	// office's layout and seats.
+	// office's layout and seats; session for managed sessions (ID the
+	// record's row, Actor its id).
 	Type    string  `json:"type"`
 	ID      int64   `json:"id"` // the comment, activity, handoff or session row
 	Action  string  `json:"action"`
@@ -30,13 +31,14 @@ const (
 	ChangeOffice   = "office"
 	ChangeAgent    = "agent"
 	ChangePair     = "pair" // a pair's transcript grew; ID is the entry
+	ChangeSession  = "session"
 )
 
 // IsLive reports whether a change is one the live views show as an entry
 // (sent as a "change" event) rather than a bare reason to refresh.
 func (c *Change) IsLive() bool {
 	switch c.Type {
-	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent, ChangePair:
+	case ChangeComment, ChangeActivity, ChangeHandoff, ChangeAgent, ChangePair, ChangeSession:
 		return true
 	case ChangeOffice: // the office reads its layout or seats again
 		return true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"desk/agent"
 	"desk/agent/intake"
 	"desk/sqlite"
 )
@@ -55,6 +56,10 @@ func runHookEvent(ctx context.Context, c *Context, args []string) error {
 				}
 				r.Env[k] = v
 			}
+		}
+		if r.Unattributable() {
+			say("a managed session's hook with no %s: nothing reported", agent.EnvGeneration)
+			return
 		}
 		out, err := intake.Deliver(ctx, c.DataDir, r)
 		if err != nil {

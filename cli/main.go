@@ -95,7 +95,7 @@ var commands = map[string]*Command{}
 
 // longRunning are the commands that run until stopped; they keep the
 // runtime's default memory settings.
-var longRunning = map[string]bool{"serve": true, "mcp": true}
+var longRunning = map[string]bool{"serve": true, "mcp": true, "hold": true}
 
 // concurrent are the short-lived commands that do several things at once
 // (the load driver runs twenty clients); the others run on one processor.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -23,6 +24,7 @@ import (
 	"desk/internal/timerslack"
 	"desk/localbuild"
 	"desk/serverfile"
+	"desk/session"
 	"desk/sqlite"
 )
 
@@ -40,6 +42,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	dbURL := fs.String("db", "", "team server: the PostgreSQL database, postgres://... (or DATABASE_URL)")
 	objects := fs.String("objects", "", "team server: the object store, s3://BUCKET?endpoint=URL&region=REGION (or the S3_ variables)")
 	metricsAddr := fs.String("metrics", "", "team server: serve Prometheus metrics on this address, e.g. :9464 (off by default)")
+	noTerminal := fs.Bool("no-terminal", false, "watch sessions read-only: no launching, typing or attaching")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,7 +62,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 		return Usagef("serve", "--objects and --metrics are the team server's: give --db postgres://... (or DATABASE_URL) too")
 	}
 	if *detach {
-		return serveDetached(ctx, c, *port, *open, *lan)
+		return serveDetached(ctx, c, *port, *open, *lan, *noTerminal)
 	}
 	// As desk mcp does (mcpTimerSlack): the runtime's monitor wakes every
 	// 20 µs through each request otherwise. The live stream's settling
@@ -80,7 +83,13 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(c.Stderr, nil))
 	agents := live.New(db, live.Options{DataDir: db.Dir(), Logger: logger, Transcripts: true, Home: c.Getenv("HOME")})
-	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger, Agents: agents, DataDir: db.Dir()})
+	terminals, err := serveTerminals(ctx, c, db, agents, logger, *noTerminal)
+	if err != nil {
+		return err
+	}
+	defer terminals.Supervisor.Close()
+	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger, Agents: agents,
+		Terminals: terminals, DataDir: db.Dir()})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", *port, err).WithHint("is another desk running? desk stop, or pick another --port")
 	}
@@ -98,8 +107,11 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	if *lan {
 		url = fmt.Sprintf("http://<this machine's address>:%d", bound)
 		fmt.Fprintln(c.Stdout, "warning: --lan has no authentication; anyone on this network can read and change this desk")
+		if !*noTerminal {
+			fmt.Fprintln(c.Stdout, "warning: with --lan, whoever holds the URL below can start and type into terminals on this machine; --no-terminal turns them off")
+		}
 	}
-	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url, db.Dir())
+	fmt.Fprintf(c.Stdout, "desk is running at %s (data: %s); Ctrl+C stops it\n", url+terminalQuery(terminals), db.Dir())
 	if *open {
 		openBrowser(info.URL)
 	}
@@ -112,7 +124,7 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 // serveDetached starts this program again as a background server with its
 // output in server.log, records its pid in server.pid, and returns once it
 // listens (or says why it could not).
-func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) error {
+func serveDetached(ctx context.Context, c *Context, port int, open, lan, noTerminal bool) error {
 	dir, err := filepath.Abs(c.DataDir)
 	if err != nil {
 		return err
@@ -145,7 +157,11 @@ func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) er
 	if lan {
 		args = append(args, "--lan")
 	}
+	if noTerminal {
+		args = append(args, "--no-terminal")
+	}
 	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), envDetached+"=1")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.Dir = dir
 	localbuild.Detach(cmd)
@@ -177,7 +193,11 @@ func serveDetached(ctx context.Context, c *Context, port int, open, lan bool) er
 			if err != nil || info.PID != pid {
 				continue
 			}
-			fmt.Fprintf(c.Stdout, "desk is running at %s in the background (pid %d, log %s); desk stop ends it\n", info.URL, pid, logPath)
+			shown := info.URL
+			if tok, err := session.TerminalToken(dir); err == nil && !noTerminal {
+				shown += "/?token=" + url.QueryEscape(tok)
+			}
+			fmt.Fprintf(c.Stdout, "desk is running at %s in the background (pid %d, log %s); desk stop ends it\n", shown, pid, logPath)
 			return nil
 		}
 	}

@@ -15,7 +15,7 @@ func init() {
 	Register(&Command{Name: "add", Summary: "file an issue: add --title ... [--kind check] [--command ...]", Run: runAdd})
 	Register(&Command{Name: "edit", Summary: "change an issue's fields, or one command with --at N", Run: runEdit})
 	Register(&Command{Name: "comment", Summary: "comment on an issue, with a verdict or screenshots", Run: runComment})
-	Register(&Command{Name: "attach", Summary: "attach screenshots or PDFs to an issue: attach MG-12 shot.png", Run: runAttach})
+	Register(&Command{Name: "attach", Summary: "attach files to an issue (attach MG-12 shot.png), or this terminal to a session (attach s-…)", Run: runAttachAny})
 }
 
 // fieldFlags are the issue fields add and edit share.

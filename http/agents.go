@@ -110,7 +110,7 @@ func (s *Server) listAgents(w http.ResponseWriter, r *http.Request, _ params) er
 	if s.opts.Agents != nil {
 		list = s.opts.Agents.Sessions(f)
 	}
-	return writeJSON(w, r, http.StatusOK, map[string]any{"agents": list})
+	return writeJSON(w, r, http.StatusOK, map[string]any{"agents": s.markManaged(list)})
 }
 
 // getAgent answers one session with its recent events.
@@ -130,7 +130,7 @@ func (s *Server) getAgent(w http.ResponseWriter, r *http.Request, p params) erro
 				}
 				ss.Events = events
 			}
-			return writeJSON(w, r, http.StatusOK, ss)
+			return writeJSON(w, r, http.StatusOK, s.markManaged([]agent.Session{ss})[0])
 		}
 	}
 	return desk.Errorf(desk.NotFound, "no agent session %q", p["id"]).WithHint("GET /api/agents lists them")

@@ -56,6 +56,7 @@ func (s *Server) routes() *router {
 	s.agentRoutes(rt)
 	s.claimRoutes(rt)
 	s.pairRoutes(rt)
+	s.sessionRoutes(rt)
 	return rt
 }
 

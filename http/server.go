@@ -60,6 +60,9 @@ type Options struct {
 	// DataDir is the data folder the store runs on, which /api/health
 	// names so that the page can show the commands for this desk.
 	DataDir string
+	// Terminals serves the managed sessions (see sessions.go); nil turns
+	// the session routes off.
+	Terminals *Terminals
 }
 
 // Server is desk's HTTP server.

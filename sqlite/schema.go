@@ -300,6 +300,7 @@ CREATE INDEX attachments_issue_comment ON attachments(issue_id, comment_id);
 
 	claimsMigration,
 	pairsMigration,
+	migrationSessions,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

@@ -6,6 +6,7 @@ package all
 
 import (
 	_ "desk/agent/antigravity" // Antigravity CLI
+	_ "desk/agent/bash"        // bash sessions (launch only)
 	_ "desk/agent/claude"      // Claude Code
 	_ "desk/agent/codex"       // Codex
 	_ "desk/agent/gemini"      // Gemini CLI

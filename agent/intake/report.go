@@ -188,3 +188,11 @@ func clip(s string) string {
 	}
 	return s
 }
+
+// Unattributable reports whether a report comes from a hook of a managed
+// launch (DESK_SESSION_ID set) that inherited no generation: a producer
+// desk cannot place among the launch's runs. Such a hook posts nothing,
+// since silence is the correct answer when an event cannot be attributed.
+func (r *Report) Unattributable() bool {
+	return r.Env[agent.EnvLaunch] != "" && r.Env[agent.EnvGeneration] == ""
+}

@@ -61,3 +61,28 @@ func (s *Service) OnIssue(key string) []agent.Session {
 	}
 	return out
 }
+
+// ByLaunch returns the session whose hooks carry a managed launch's id
+// (DESK_SESSION_ID): of several (a /clear, a sub-agent), the top-level one
+// updated last, with its recent events.
+func (s *Service) ByLaunch(launch string) (agent.Session, bool) {
+	var best *agent.Session
+	for _, ss := range s.tracker.Sessions() {
+		if ss.Launch != launch || ss.Parent != "" {
+			continue
+		}
+		if best == nil || ss.UpdatedAt.After(best.UpdatedAt) {
+			c := ss
+			best = &c
+		}
+	}
+	if best == nil {
+		return agent.Session{}, false
+	}
+	return s.tracker.Session(best.ID)
+}
+
+// Fence refuses, from now on, reports of a managed launch stamped with a
+// generation older than gen: the launcher calls it when it resumes a
+// session, before the new run's hooks speak.
+func (s *Service) Fence(launch string, gen int64) { s.tracker.Fence(launch, gen) }

@@ -1,0 +1,111 @@
+package session
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// randomStream is program output that mixes what the fast path takes
+// (plain lines, long runs of them) with everything that must stop it:
+// colours, wide characters, tabs, wrapping lines, cursor moves, scroll
+// regions, the alternate screen, other character sets, screen clears.
+func randomStream(r *rand.Rand, cols int) string {
+	var b strings.Builder
+	plain := func() string {
+		n := r.IntN(cols + 1)
+		if r.IntN(8) == 0 {
+			n = cols
+		}
+		var l strings.Builder
+		for range n {
+			l.WriteByte(byte(0x20 + r.IntN(0x5f)))
+		}
+		return l.String()
+	}
+	for range 30 + r.IntN(30) {
+		switch r.IntN(16) {
+		case 0, 1, 2, 3, 4, 5:
+			for range 1 + r.IntN(120) {
+				b.WriteString(plain() + "\r\n")
+			}
+		case 6:
+			fmt.Fprintf(&b, "\x1b[3%dm%s\x1b[0m\r\n", r.IntN(8), plain())
+		case 7:
+			fmt.Fprintf(&b, "\x1b[4%dm%s\r\n", r.IntN(8), plain()) // a coloured pen at the line feed
+		case 8:
+			b.WriteString("日本語 ✓ wide\r\n\ttabbed\r\n")
+		case 9:
+			b.WriteString(strings.Repeat("w", cols+r.IntN(cols)) + "\r\n")
+		case 10:
+			fmt.Fprintf(&b, "\x1b[%d;%dH", 1+r.IntN(30), 1+r.IntN(cols))
+		case 11:
+			fmt.Fprintf(&b, "\x1b[%d;%dr", 1+r.IntN(5), 6+r.IntN(20))
+		case 12:
+			b.WriteString("\x1b[r")
+		case 13:
+			if r.IntN(2) == 0 {
+				b.WriteString("\x1b[?1049h")
+			} else {
+				b.WriteString("\x1b[?1049l")
+			}
+		case 14:
+			switch r.IntN(4) {
+			case 0:
+				b.WriteString("\x1b(0")
+			case 1:
+				b.WriteString("\x1b(B")
+			case 2:
+				b.WriteString("\x1b)0\x0e")
+			case 3:
+				b.WriteString("\x0f")
+			}
+		case 15:
+			b.WriteString("\x1b[2J\x1b[H" + plain() + "\r\n")
+		}
+	}
+	return b.String()
+}
+
+// TestJumpScrollIsExact feeds the same random streams, cut at random
+// places, to a screen that takes runs of plain lines the fast way and to
+// one that gives every byte to the emulator, and compares the two cell
+// by cell, with their histories.
+func TestJumpScrollIsExact(t *testing.T) {
+	sizes := [][2]int{{80, 24}, {20, 5}, {200, 50}, {40, 3}}
+	for seed := range uint64(80) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		size := sizes[int(seed)%len(sizes)]
+		in := randomStream(r, size[0])
+		fast := NewScreen(size[0], size[1], 300)
+		slow := NewScreen(size[0], size[1], 300)
+		slow.plain.off = true
+		for rest := []byte(in); len(rest) > 0; {
+			n := min(len(rest), 1+r.IntN(70000))
+			fast.Write(rest[:n])
+			slow.Write(rest[:n])
+			rest = rest[n:]
+		}
+		if d := diffScreens(fast, slow); d != "" {
+			t.Fatalf("seed %d (%dx%d): the fast path differs:\n%s", seed, size[0], size[1], d)
+		}
+	}
+}
+
+// TestJumpScrollIsTaken makes sure the fast path runs where it should.
+func TestJumpScrollIsTaken(t *testing.T) {
+	s := NewScreen(80, 24, 10000)
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "line %d\r\n", i)
+	}
+	s.Write([]byte("start\r\n"))
+	s.Write([]byte(b.String()))
+	if got := s.HistoryLen(); got != 5001-23 { // the first 23 line feeds only move down
+		t.Errorf("history has %d lines", got)
+	}
+	if got := s.Text().Lines[22]; got != "line 4999" {
+		t.Errorf("row 22 = %q", got)
+	}
+}

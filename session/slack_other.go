@@ -1,0 +1,5 @@
+//go:build !linux
+
+package session
+
+func withDefaultSlack(fn func() error) error { return fn() }

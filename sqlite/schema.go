@@ -297,6 +297,8 @@ CREATE INDEX issues_head ON issues(project_id, ` + headExpr + `);
 	`
 CREATE INDEX attachments_issue_comment ON attachments(issue_id, comment_id);
 `,
+	identityMigration,
+	codeMigration,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

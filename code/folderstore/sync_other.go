@@ -1,0 +1,7 @@
+//go:build !linux
+
+package folderstore
+
+const canSyncAll = false
+
+func syncAll(dir string) error { return nil }

@@ -1,0 +1,143 @@
+package code
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"desk"
+)
+
+// Service is the code of a desk: its repositories over a Store of tables
+// and ObjectStores. It keeps decoded trees and change rows in memory, as
+// they never change. A Service is safe for concurrent use.
+type Service struct {
+	Store   Store
+	Objects ObjectStores
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+
+	trees *cache[repoID, *TreeObject]
+	rows  *cache[repoID, *ChangeRow]
+
+	mu    sync.Mutex
+	lands map[int64]*sync.Mutex
+}
+
+type repoID struct {
+	repo int64
+	id   ID
+}
+
+// NewService returns the code over store and objects.
+func NewService(store Store, objects ObjectStores) *Service {
+	return &Service{
+		Store: store, Objects: objects, Now: time.Now,
+		trees: newCache[repoID, *TreeObject](20000),
+		rows:  newCache[repoID, *ChangeRow](50000),
+		lands: map[int64]*sync.Mutex{},
+	}
+}
+
+// landLock serializes this process's landings on one repository: they
+// would only lose the compare-and-swap to each other and merge again. The
+// swap still decides between processes.
+func (s *Service) landLock(repo int64) *sync.Mutex {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m := s.lands[repo]
+	if m == nil {
+		m = &sync.Mutex{}
+		s.lands[repo] = m
+	}
+	return m
+}
+
+// slugPart is an owner's or a repository's name.
+var slugPart = desk.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$`)
+
+// ParseSlug reads owner/name.
+func ParseSlug(slug string) (owner, name string, err error) {
+	owner, name, ok := strings.Cut(strings.TrimSpace(slug), "/")
+	if !ok || !slugPart().MatchString(owner) || !slugPart().MatchString(name) || strings.HasSuffix(name, ".git") {
+		return "", "", desk.Errorf(desk.Invalid, "%q is not a repository: write owner/name, each 1 to 100 letters, digits, '.', '_' or '-'", clip(slug))
+	}
+	return owner, name, nil
+}
+
+// CreateRepo makes a repository, linked to a project when project is set.
+func (s *Service) CreateRepo(ctx context.Context, slug, project string) (*Repo, error) {
+	owner, name, err := ParseSlug(slug)
+	if err != nil {
+		return nil, err
+	}
+	return s.Store.CreateRepo(ctx, owner, name, project)
+}
+
+// Open returns a repository by its slug.
+func (s *Service) Open(ctx context.Context, slug string) (*Repository, error) {
+	owner, name, err := ParseSlug(slug)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.Store.Repo(ctx, owner, name)
+	if err != nil {
+		return nil, err
+	}
+	return s.Repository(r), nil
+}
+
+// Repository returns the handle of a repository read from the store.
+func (s *Service) Repository(r *Repo) *Repository {
+	return &Repository{Repo: r, s: s, objects: s.Objects.Objects(r.ID)}
+}
+
+// Repository is one repository: its objects, changes, main and log.
+type Repository struct {
+	*Repo
+	s       *Service
+	objects ObjectStore
+}
+
+// Objects returns the repository's object store.
+func (r *Repository) Objects() ObjectStore { return r.objects }
+
+// Tree reads and decodes a folder.
+func (r *Repository) Tree(ctx context.Context, id ID) (*TreeObject, error) {
+	if id == EmptyTree {
+		return &TreeObject{}, nil
+	}
+	k := repoID{r.ID, id}
+	if t, ok := r.s.trees.get(k); ok {
+		return t, nil
+	}
+	b, err := r.objects.Get(ctx, Tree, id)
+	if err != nil {
+		return nil, err
+	}
+	t, err := DecodeTree(b)
+	if err != nil {
+		return nil, desk.Errorf(desk.Internal, "the stored tree %s does not decode: %s", id, desk.ErrorMessage(err))
+	}
+	r.s.trees.put(k, t)
+	return t, nil
+}
+
+// Blob reads a file's bytes.
+func (r *Repository) Blob(ctx context.Context, id ID) ([]byte, error) {
+	return r.objects.Get(ctx, Blob, id)
+}
+
+// ChangeObject reads and decodes a stored change.
+func (r *Repository) ChangeObject(ctx context.Context, id ID) (*ChangeObject, error) {
+	b, err := r.objects.Get(ctx, Change, id)
+	if err != nil {
+		return nil, err
+	}
+	c, err := DecodeChange(b)
+	if err != nil {
+		return nil, desk.Errorf(desk.Internal, "the stored change %s does not decode: %s", id, desk.ErrorMessage(err))
+	}
+	return c, nil
+}

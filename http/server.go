@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"desk"
+	"desk/code"
+	"desk/identity"
 	"desk/web"
 )
 
@@ -52,6 +54,10 @@ type Options struct {
 	// Agents is the live picture of the agent sessions (package
 	// agent/live); nil turns the agent routes off.
 	Agents Agents
+	// Code and Identities serve the code under /v1 (see code.go); with
+	// either nil those routes answer 501.
+	Code       *code.Service
+	Identities *identity.Service
 }
 
 // Server is desk's HTTP server.

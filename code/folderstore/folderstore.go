@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"desk"
 	"desk/code"
@@ -53,43 +54,84 @@ func (s *Store) path(t code.Type, id code.ID) string {
 // synced with one call for the whole file system where there is one.
 const syncEach = 16
 
-// Put writes the objects that are not there yet.
+// Put writes the objects that are not there yet. A large batch is
+// written by several goroutines: creating a file costs the file system
+// more than writing its bytes, and the creations of different folders
+// run side by side.
 func (s *Store) Put(ctx context.Context, objs ...code.Object) (int, error) {
 	if err := code.CheckAll(objs); err != nil {
 		return 0, err
 	}
-	var written []string
-	dirs := map[string]bool{}
 	bulk := len(objs) > syncEach && canSyncAll
+	if !bulk {
+		return s.putEach(ctx, objs, true)
+	}
+	workers := min(writers, len(objs)/syncEach+1)
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total int
+		first error
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var part []code.Object
+			for i := w; i < len(objs); i += workers {
+				part = append(part, objs[i])
+			}
+			n, err := s.putEach(ctx, part, false)
+			mu.Lock()
+			total += n
+			if first == nil {
+				first = err
+			}
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return total, first
+	}
+	if total > 0 {
+		if err := syncAll(s.dir); err != nil {
+			return total, fmt.Errorf("sync the objects: %w", err)
+		}
+	}
+	return total, nil
+}
+
+// writers is how many goroutines write a large batch.
+const writers = 4
+
+// putEach writes objects one after the other; when durable, each file and
+// each folder it went into is synced.
+func (s *Store) putEach(ctx context.Context, objs []code.Object, durable bool) (int, error) {
+	written := 0
+	dirs := map[string]bool{}
 	for _, o := range objs {
 		if err := ctx.Err(); err != nil {
-			return len(written), err
+			return written, err
 		}
 		p := s.path(o.Type, o.ID)
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		if err := writeFile(p, o.Data, !bulk); err != nil {
-			return len(written), err
+		if err := writeFile(p, o.Data, durable); err != nil {
+			return written, err
 		}
-		written = append(written, p)
+		written++
 		dirs[filepath.Dir(p)] = true
 	}
-	if len(written) == 0 {
-		return 0, nil
-	}
-	if bulk {
-		if err := syncAll(s.dir); err != nil {
-			return len(written), fmt.Errorf("sync the objects: %w", err)
-		}
-		return len(written), nil
-	}
-	for d := range dirs {
-		if err := syncDir(d); err != nil {
-			return len(written), err
+	if durable {
+		for d := range dirs {
+			if err := syncDir(d); err != nil {
+				return written, err
+			}
 		}
 	}
-	return len(written), nil
+	return written, nil
 }
 
 // writeFile writes data to path through a temporary file in its folder.

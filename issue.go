@@ -68,6 +68,7 @@ type IssueDetail struct {
 	MergedSources  []MergedSource `json:"merged_sources"`
 	ParentInfo     *ParentInfo    `json:"parent_info"`
 	Commands       []*Command     `json:"commands"`
+	Landings       []Landing      `json:"landings"` // the changes landed for it, oldest first
 	RedirectedFrom string         `json:"redirected_from,omitempty"`
 
 	// Lists, when set, is the comments, attachments and activity fields

@@ -85,3 +85,20 @@ func (o OpenChange) MarshalJSON() ([]byte, error) {
 		SentAt    string   `json:"sent_at"`
 	}{o.Workspace, o.Change, o.Author, in, ps, desk.FormatTime(o.SentAt)})
 }
+
+// MarshalJSON writes the open change with the paths it shares and the
+// warning line.
+func (o Overlap) MarshalJSON() ([]byte, error) {
+	b, err := o.OpenChange.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	extra, err := json.Marshal(struct {
+		Shared  []string `json:"shared"`
+		Warning string   `json:"warning"`
+	}{o.Shared, o.Warning})
+	if err != nil {
+		return nil, err
+	}
+	return append(append(b[:len(b)-1], ','), extra[1:]...), nil
+}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"desk"
 	"desk/code"
 	"desk/code/folderstore"
 	"desk/identity"
@@ -204,23 +203,15 @@ func repoImport(ctx context.Context, c *Context, args []string) error {
 	if !strings.Contains(src, "://") && !filepath.IsAbs(src) {
 		src = filepath.Join(c.Dir, src)
 	}
-	db, err := openStore(ctx, c, true)
+	db, err := openStore(ctx, c, false)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	svc, _ := Code(db)
+	// The repository is made first, on purpose: an import that fails
+	// then leaves nothing behind.
 	r, err := svc.Open(ctx, fs.Arg(0))
-	if desk.ErrorCode(err) == desk.NotFound {
-		repo, cerr := svc.CreateRepo(ctx, fs.Arg(0), "")
-		if cerr != nil {
-			return cerr
-		}
-		r, err = svc.Repository(repo), nil
-		if !*asJSON {
-			fmt.Fprintf(c.Stdout, "Created %s\n", repo.Slug())
-		}
-	}
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,11 @@ func (r *Repository) Land(ctx context.Context, id ID, by string) (*LandResult, e
 	if err != nil {
 		return nil, err
 	}
+	for _, check := range r.s.LandChecks {
+		if err := check(ctx, r, row, by); err != nil {
+			return nil, err
+		}
+	}
 	for try := 0; try < maxLandTries; try++ {
 		if e, err := r.s.Store.Landed(ctx, r.ID, id); err != nil {
 			return nil, err

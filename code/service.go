@@ -17,6 +17,11 @@ type Service struct {
 	Objects ObjectStores
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// LandChecks may refuse a landing before main moves, each with the
+	// reason: the place for land rules (which identities may land changes
+	// to which paths) and required signatures. The embedded desk has
+	// none.
+	LandChecks []LandCheck
 
 	trees *cache[repoID, *TreeObject]
 	rows  *cache[repoID, *ChangeRow]
@@ -24,6 +29,10 @@ type Service struct {
 	mu    sync.Mutex
 	lands map[int64]*sync.Mutex
 }
+
+// LandCheck refuses a landing by returning an error (Forbidden, with the
+// rule that refused it); nil lets it land.
+type LandCheck func(ctx context.Context, r *Repository, change *ChangeRow, by string) error
 
 type repoID struct {
 	repo int64

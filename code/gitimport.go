@@ -138,6 +138,7 @@ func (r *Repository) ImportGit(ctx context.Context, o ImportOptions) (*ImportRes
 	}
 	defer cf.close()
 	im := &importer{r: r, o: &o, cf: cf, trees: map[string]ID{}, blobs: map[string]ID{}, res: res, ctx: ctx}
+	defer im.stop()
 	if h.Change != nil && len(todo) > 0 {
 		// The new commits share most folders with main's: pair main's
 		// git tree with its tree, so those are not read again.
@@ -280,23 +281,63 @@ type importer struct {
 	blobs   map[string]ID // git blob → blob
 	pending []Object
 	res     *ImportResult
+	writes  chan []Object // batches for the writer (see send)
+	written chan error    // the writer's first error, once writes closes
+	stored  int           // objects the writer stored that were new
 }
 
 func (im *importer) add(o Object) error {
 	im.pending = append(im.pending, o)
 	if len(im.pending) >= importBatch {
-		return im.flush()
+		return im.send()
 	}
 	return nil
 }
 
-func (im *importer) flush() error {
-	if len(im.pending) == 0 {
-		return nil
+// send hands the pending objects to the writer, which stores them while
+// the next commits are read and converted: the store's file creations,
+// not the conversion, bound an import.
+func (im *importer) send() error {
+	if im.writes == nil {
+		im.writes = make(chan []Object, 1)
+		im.written = make(chan error, 1)
+		go func() {
+			var first error
+			for batch := range im.writes {
+				if first != nil {
+					continue
+				}
+				n, err := im.r.objects.Put(im.ctx, batch...)
+				im.stored += n
+				first = err
+			}
+			im.written <- first
+		}()
 	}
-	n, err := im.r.objects.Put(im.ctx, im.pending...)
-	im.res.Objects += n
-	im.pending = im.pending[:0]
+	if len(im.pending) > 0 {
+		im.writes <- im.pending
+		im.pending = nil
+	}
+	return nil
+}
+
+// stop ends the writer of an import that stopped early.
+func (im *importer) stop() {
+	if im.writes != nil {
+		close(im.writes)
+		<-im.written
+		im.writes = nil
+	}
+}
+
+// flush stores what is pending and waits until every object is durable.
+func (im *importer) flush() error {
+	im.send()
+	close(im.writes)
+	err := <-im.written
+	im.writes = nil
+	im.res.Objects += im.stored
+	im.stored = 0
 	return err
 }
 

@@ -160,6 +160,14 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 	if _, err := r.objects.Put(ctx, append(m.Objects, obj)...); err != nil {
 		return nil, nil, err
 	}
+	// The next landing merges over these folders: keep them decoded.
+	for _, o := range m.Objects {
+		if o.Type == Tree {
+			if t, err := DecodeTree(o.Data); err == nil {
+				r.s.trees.put(repoID{r.ID, o.ID}, t)
+			}
+		}
+	}
 	nr := ChangeRow{ID: obj.ID, Tree: c.Tree, Parents: c.Parents, Author: c.Author, Time: c.Time.UTC().Truncate(time.Millisecond), Message: c.Message, Intents: row.Intents, Generation: hr.Generation + 1}
 	res.Result, res.Change, res.Head, res.Rebased = Landed, &nr.ID, &nr.ID, true
 	return &Move{Repo: r.ID, FromRev: h.Rev, To: nr.ID, NewChanges: []ChangeRow{nr},

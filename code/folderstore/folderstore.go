@@ -64,7 +64,7 @@ func (s *Store) Put(ctx context.Context, objs ...code.Object) (int, error) {
 	}
 	bulk := len(objs) > syncEach && canSyncAll
 	if !bulk {
-		return s.putEach(ctx, objs, true)
+		return s.putSynced(ctx, objs)
 	}
 	workers := min(writers, len(objs)/syncEach+1)
 	var (
@@ -100,6 +100,57 @@ func (s *Store) Put(ctx context.Context, objs ...code.Object) (int, error) {
 		}
 	}
 	return total, nil
+}
+
+// putSynced writes a small batch (a landing's few objects) with each file
+// written and synced by a goroutine of its own, then each folder synced:
+// the syncs of one batch overlap instead of waiting for each other.
+func (s *Store) putSynced(ctx context.Context, objs []code.Object) (int, error) {
+	if len(objs) == 1 {
+		return s.putEach(ctx, objs, true)
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		total int
+		first error
+		dirs  = map[string]bool{}
+	)
+	for _, o := range objs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := s.path(o.Type, o.ID)
+			if _, err := os.Lstat(p); err == nil {
+				return
+			}
+			err := writeFile(p, o.Data, true)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if first == nil {
+					first = err
+				}
+				return
+			}
+			total++
+			dirs[filepath.Dir(p)] = true
+		}()
+	}
+	wg.Wait()
+	if first != nil {
+		return total, first
+	}
+	errs := make(chan error, len(dirs))
+	for d := range dirs {
+		go func() { errs <- syncDir(d) }()
+	}
+	for range dirs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return total, first
 }
 
 // writers is how many goroutines write a large batch.

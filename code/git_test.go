@@ -360,3 +360,42 @@ func TestImportRefusals(t *testing.T) {
 		}
 	})
 }
+
+// Two commits that differ only in their committer make one change: the
+// import keeps one, and a merge of the two has it once as its parent.
+func TestImportCommitsOfOneChange(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "g")
+	git(t, ".", "init", "--quiet", "-b", "main", dir)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	git(t, dir, "add", ".")
+	git(t, dir, "commit", "--quiet", "-m", "base")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("b\n"), 0o644)
+	git(t, dir, "add", ".")
+	commit := func(committed string) string {
+		cmd := exec.Command(gitPath(t), "-C", dir, "commit", "--quiet", "-m", "same", "--date", "2026-01-01T00:00:00Z")
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=Ada", "GIT_AUTHOR_EMAIL=ada@example.com", "GIT_COMMITTER_NAME=Ada", "GIT_COMMITTER_EMAIL=ada@example.com", "GIT_COMMITTER_DATE="+committed)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		return strings.TrimSpace(git(t, dir, "rev-parse", "HEAD"))
+	}
+	git(t, dir, "checkout", "--quiet", "-b", "side")
+	commit("2026-01-02T00:00:00Z")
+	git(t, dir, "checkout", "--quiet", "main")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("b\n"), 0o644)
+	git(t, dir, "add", ".")
+	commit("2026-01-03T00:00:00Z")
+	git(t, dir, "merge", "--quiet", "--no-edit", "side")
+	r := newRepo(t)
+	res, err := r.ImportGit(context.Background(), code.ImportOptions{Source: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _ := r.Get(context.Background(), *res.Head)
+	if len(head.Parents) != 1 {
+		t.Fatalf("the merge of two commits of one change has %d parents", len(head.Parents))
+	}
+	if again, err := r.ImportGit(context.Background(), code.ImportOptions{Source: dir}); err != nil || again.Landed != 0 {
+		t.Fatalf("a second run = %+v, %v", again, err)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -149,6 +150,10 @@ func (r *Repository) ImportGit(ctx context.Context, o ImportOptions) (*ImportRes
 	var rows []ChangeRow
 	var gitMap []GitCommit
 	gens := map[ID]int64{}
+	madeBy := map[ID]string{} // change → the commit it was made of
+	for id, c := range commitOf {
+		madeBy[id] = c
+	}
 	for _, batch := range chunks(todo, 256) {
 		objs, err := cf.get(batch)
 		if err != nil {
@@ -170,6 +175,9 @@ func (r *Repository) ImportGit(ctx context.Context, o ImportOptions) (*ImportRes
 				if !ok {
 					return nil, desk.Errorf(desk.Internal, "the parent %s of %s was not converted before it", p, c.sha)
 				}
+				if slices.Contains(co.Parents, pid) {
+					continue // two parents that make one change are one parent
+				}
 				co.Parents = append(co.Parents, pid)
 				pg, ok := gens[pid]
 				if !ok {
@@ -186,14 +194,20 @@ func (r *Repository) ImportGit(ctx context.Context, o ImportOptions) (*ImportRes
 				return nil, desk.Errorf(desk.Invalid, "the commit %s cannot be a change: %s", c.sha, desk.ErrorMessage(err))
 			}
 			obj := NewObject(Change, b)
+			known[c.sha] = obj.ID
+			res.Converted++
+			if _, dup := madeBy[obj.ID]; dup {
+				// Two commits that differ only in their committer make one
+				// change; the first keeps the map.
+				continue
+			}
+			madeBy[obj.ID] = c.sha
 			if err := im.add(obj); err != nil {
 				return nil, err
 			}
-			known[c.sha] = obj.ID
 			gens[obj.ID] = gen
 			rows = append(rows, ChangeRow{ID: obj.ID, Tree: tree, Parents: co.Parents, Author: co.Author, Time: co.Time, Message: co.Message, Intents: []string{}, Generation: gen})
 			gitMap = append(gitMap, GitCommit{Commit: c.sha, Change: obj.ID})
-			res.Converted++
 		}
 	}
 	if err := im.flush(); err != nil {
@@ -205,8 +219,13 @@ func (r *Repository) ImportGit(ctx context.Context, o ImportOptions) (*ImportRes
 		return nil, err
 	}
 	var entries []LogEntry
+	onLine := map[ID]string{}
 	for _, c := range strings.Fields(string(out)) {
 		id := known[c]
+		if other, ok := onLine[id]; ok {
+			return nil, desk.Errorf(desk.Invalid, "the commits %s and %s of the first-parent line of %s make one change (they differ only in their committer): a log cannot hold it twice", other[:12], c[:12], o.Ref)
+		}
+		onLine[id] = c
 		entries = append(entries, LogEntry{Change: id, Submitted: id})
 	}
 	if h.Change != nil && len(entries) > 0 {

@@ -33,7 +33,7 @@ type codeRoute struct {
 	method string
 	name   string
 	right  string
-	h      func(w http.ResponseWriter, r *http.Request, c *codeCall) error
+	h      func(s *Server, w http.ResponseWriter, r *http.Request, c *codeCall) error
 }
 
 // codeCall is what a code route works on.
@@ -43,28 +43,26 @@ type codeCall struct {
 	rest   []string // the segments after the route's name
 }
 
-func (s *Server) codeRoutes() []codeRoute {
-	get, post, put := http.MethodGet, http.MethodPost, http.MethodPut
-	return []codeRoute{
-		{post, "missing", identity.Write, s.codeMissing},
-		{put, "objects", identity.Write, s.codePutObject},
-		{get, "objects", identity.Read, s.codeGetObject},
-		{post, "objects", identity.Write, s.codePostObjects},
-		{post, "fetch", identity.Read, s.codeFetch},
-		{post, "closure", identity.Read, s.codeClosure},
-		{get, "whoami", identity.Read, s.codeWhoami},
-		{post, "changes", identity.Write, s.codeIndex},
-		{get, "changes", identity.Read, s.codeGetChange},
-		{post, "land", identity.Merge, s.codeLand},
-		{get, "head", identity.Read, s.codeHead},
-		{get, "log", identity.Read, s.codeLog},
-		{get, "files", identity.Read, s.codeFiles},
-		{get, "blame", identity.Read, s.codeBlame},
-		{get, "search", identity.Read, s.codeSearch},
-		{get, "merge-base", identity.Read, s.codeMergeBase},
-		{get, "diff", identity.Read, s.codeDiff},
-		{get, "overlaps", identity.Read, s.codeOverlaps},
-	}
+// codeRoutes is the table of the code routes and the right each needs.
+var codeRoutes = []codeRoute{
+	{http.MethodPost, "missing", identity.Write, (*Server).codeMissing},
+	{http.MethodPut, "objects", identity.Write, (*Server).codePutObject},
+	{http.MethodGet, "objects", identity.Read, (*Server).codeGetObject},
+	{http.MethodPost, "objects", identity.Write, (*Server).codePostObjects},
+	{http.MethodPost, "fetch", identity.Read, (*Server).codeFetch},
+	{http.MethodPost, "closure", identity.Read, (*Server).codeClosure},
+	{http.MethodGet, "whoami", identity.Read, (*Server).codeWhoami},
+	{http.MethodPost, "changes", identity.Write, (*Server).codeIndex},
+	{http.MethodGet, "changes", identity.Read, (*Server).codeGetChange},
+	{http.MethodPost, "land", identity.Merge, (*Server).codeLand},
+	{http.MethodGet, "head", identity.Read, (*Server).codeHead},
+	{http.MethodGet, "log", identity.Read, (*Server).codeLog},
+	{http.MethodGet, "files", identity.Read, (*Server).codeFiles},
+	{http.MethodGet, "blame", identity.Read, (*Server).codeBlame},
+	{http.MethodGet, "search", identity.Read, (*Server).codeSearch},
+	{http.MethodGet, "merge-base", identity.Read, (*Server).codeMergeBase},
+	{http.MethodGet, "diff", identity.Read, (*Server).codeDiff},
+	{http.MethodGet, "overlaps", identity.Read, (*Server).codeOverlaps},
 }
 
 // unauthorized is the answer to a request with no token or a token the
@@ -114,13 +112,13 @@ func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
 	name, rest := segs[3], segs[4:]
 	var route *codeRoute
 	var allowed []string
-	for _, rt := range s.codeRoutes() {
+	for i := range codeRoutes {
+		rt := &codeRoutes[i]
 		if rt.name != name {
 			continue
 		}
 		if rt.method == method {
-			rt := rt
-			route = &rt
+			route = rt
 			break
 		}
 		allowed = append(allowed, rt.method)
@@ -146,7 +144,7 @@ func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
 	if !caller.Can(repo.Slug(), repo.Project, route.right) {
 		return desk.Errorf(desk.Forbidden, "%s has no %s right on %s", caller.Name, route.right, repo.Slug()).WithHint("the owner gives it: desk grant " + caller.Name + " " + repo.Slug() + " " + route.right)
 	}
-	return route.h(w, r, &codeCall{caller: caller, repo: repo, rest: rest})
+	return route.h(s, w, r, &codeCall{caller: caller, repo: repo, rest: rest})
 }
 
 // authenticate reads the caller from Authorization: Bearer <token>, or

@@ -185,8 +185,23 @@ func (s *Store) putEach(ctx context.Context, objs []code.Object, durable bool) (
 	return written, nil
 }
 
-// writeFile writes data to path through a temporary file in its folder.
+// writeFile writes data to path as a new file that appears whole: linked
+// into place from an unnamed file where the system can, or else through a
+// temporary file in its folder renamed into place.
 func writeFile(path string, data []byte, sync bool) error {
+	done, err := writeNew(path, data, sync)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return fmt.Errorf("make the object folder: %w", err)
+		}
+		done, err = writeNew(path, data, sync)
+	}
+	if done {
+		if err != nil {
+			return fmt.Errorf("write an object: %w", err)
+		}
+		return nil
+	}
 	dir := filepath.Dir(path)
 	var rnd [8]byte
 	rand.Read(rnd[:])

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os/exec"
@@ -46,6 +47,7 @@ type gitObject struct {
 type catFile struct {
 	cmd *exec.Cmd
 	in  io.WriteCloser
+	w   *bufio.Writer
 	out *bufio.Reader
 }
 
@@ -63,7 +65,7 @@ func startCatFile(ctx context.Context, git, dir string) (*catFile, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start git cat-file: %w", err)
 	}
-	return &catFile{cmd: cmd, in: in, out: bufio.NewReaderSize(out, 1<<20)}, nil
+	return &catFile{cmd: cmd, in: in, w: bufio.NewWriterSize(in, 64<<10), out: bufio.NewReaderSize(out, 1<<20)}, nil
 }
 
 func (c *catFile) close() {
@@ -71,19 +73,24 @@ func (c *catFile) close() {
 	c.cmd.Wait()
 }
 
-// get reads objects by their shas: every request is written first (by a
-// goroutine, so that a full pipe never stalls both sides), then every
-// answer read, so a batch costs one round trip.
+// get reads objects by their shas: every request is written first, then
+// every answer read, so a batch costs one round trip. A batch larger than
+// a pipe holds is written by a goroutine, so that git, blocked on its full
+// output, never stalls both sides.
 func (c *catFile) get(shas []string) ([]gitObject, error) {
 	werr := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriterSize(c.in, 64<<10)
+	write := func() {
 		for _, s := range shas {
-			w.WriteString(s)
-			w.WriteByte('\n')
+			c.w.WriteString(s)
+			c.w.WriteByte('\n')
 		}
-		werr <- w.Flush()
-	}()
+		werr <- c.w.Flush()
+	}
+	if len(shas) <= 256 {
+		write()
+	} else {
+		go write()
+	}
 	out := make([]gitObject, len(shas))
 	for i := range shas {
 		hdr, err := c.out.ReadString('\n')
@@ -134,7 +141,7 @@ func parseGitTree(b []byte) ([]gitEntry, error) {
 		}
 		e := gitEntry{mode: string(b[:sp]), name: b[sp+1 : sp+1+nul]}
 		start := sp + 1 + nul + 1
-		e.sha = fmt.Sprintf("%x", b[start:start+20])
+		e.sha = hex.EncodeToString(b[start : start+20])
 		out = append(out, e)
 		b = b[start+20:]
 	}

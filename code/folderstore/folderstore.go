@@ -50,9 +50,11 @@ func (s *Store) path(t code.Type, id code.ID) string {
 	return filepath.Join(s.dir, filepath.FromSlash(code.ObjectKey(t, id)))
 }
 
-// syncEach is the largest batch synced file by file; a larger one is
-// synced with one call for the whole file system where there is one.
-const syncEach = 16
+// syncEach is the largest batch synced file by file; a larger one (an
+// import) is synced with one call for the whole file system where there
+// is one. That call also flushes what other programs wrote, so a batch a
+// client sends with a change stays below it.
+const syncEach = 1024
 
 // Put writes the objects that are not there yet. A large batch is
 // written by several goroutines: creating a file costs the file system
@@ -66,7 +68,7 @@ func (s *Store) Put(ctx context.Context, objs ...code.Object) (int, error) {
 	if !bulk {
 		return s.putSynced(ctx, objs)
 	}
-	workers := min(writers, len(objs)/syncEach+1)
+	workers := writers
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -102,9 +104,10 @@ func (s *Store) Put(ctx context.Context, objs ...code.Object) (int, error) {
 	return total, nil
 }
 
-// putSynced writes a small batch (a landing's few objects) with each file
-// written and synced by a goroutine of its own, then each folder synced:
-// the syncs of one batch overlap instead of waiting for each other.
+// putSynced writes a batch (a landing's few objects, a change's new
+// files) with each file written and synced by one of a few goroutines,
+// then each folder synced: the syncs of one batch overlap instead of
+// waiting for each other.
 func (s *Store) putSynced(ctx context.Context, objs []code.Object) (int, error) {
 	if len(objs) == 1 {
 		return s.putEach(ctx, objs, true)
@@ -115,29 +118,41 @@ func (s *Store) putSynced(ctx context.Context, objs []code.Object) (int, error) 
 		total int
 		first error
 		dirs  = map[string]bool{}
+		next  = make(chan code.Object)
 	)
-	for _, o := range objs {
+	for w := 0; w < min(len(objs), syncWriters); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p := s.path(o.Type, o.ID)
-			if _, err := os.Lstat(p); err == nil {
-				return
-			}
-			err := writeFile(p, o.Data, true)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if first == nil {
+			for o := range next {
+				p := s.path(o.Type, o.ID)
+				if _, err := os.Lstat(p); err == nil {
+					continue
+				}
+				err := writeFile(p, o.Data, true)
+				mu.Lock()
+				if err != nil && first == nil {
 					first = err
 				}
-				return
+				if err == nil {
+					total++
+					dirs[filepath.Dir(p)] = true
+				}
+				mu.Unlock()
 			}
-			total++
-			dirs[filepath.Dir(p)] = true
 		}()
 	}
+	for _, o := range objs {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- o
+	}
+	close(next)
 	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
 	if first != nil {
 		return total, first
 	}
@@ -152,6 +167,9 @@ func (s *Store) putSynced(ctx context.Context, objs []code.Object) (int, error) 
 	}
 	return total, first
 }
+
+// syncWriters is how many goroutines write and sync a batch file by file.
+const syncWriters = 8
 
 // writers is how many goroutines write a large batch.
 const writers = 4

@@ -10,9 +10,9 @@ import (
 
 // Results of a landing.
 const (
-	Landed    = "landed"   // main moved to the change, or to a new change made of it on a moved main
-	Present   = "present"  // the change landed before, or main holds it already
-	Conflicts = "conflict" // main moved and the change does not merge with it: nothing moved
+	ResultLanded   = "landed"   // main moved to the change, or to a new change made of it on a moved main
+	ResultPresent  = "present"  // the change landed before, or main holds it already
+	ResultConflict = "conflict" // main moved and the change does not merge with it: nothing moved
 )
 
 // maxLandTries bounds how often a landing reads main again after another
@@ -65,7 +65,7 @@ func (r *Repository) Land(ctx context.Context, id ID, by string) (*LandResult, e
 				return nil, err
 			}
 			c := e.Change
-			return &LandResult{Result: Present, Submitted: id, Change: &c, Rebased: e.Rebased, Seq: e.Seq, Head: h.Change, Paths: []string{}, Conflicts: []Conflict{}}, nil
+			return &LandResult{Result: ResultPresent, Submitted: id, Change: &c, Rebased: e.Rebased, Seq: e.Seq, Head: h.Change, Paths: []string{}, Conflicts: []Conflict{}}, nil
 		}
 		h, err := r.s.Store.Head(ctx, r.ID)
 		if err != nil {
@@ -103,14 +103,14 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 		if err != nil {
 			return nil, nil, err
 		}
-		res.Result, res.Change, res.Head = Landed, &id, &id
+		res.Result, res.Change, res.Head = ResultLanded, &id, &id
 		return &Move{Repo: r.ID, FromRev: h.Rev, To: id, Entries: line}, res, nil
 	}
 	head := *h.Change
 	if ok, err := r.IsAncestor(ctx, id, head); err != nil {
 		return nil, nil, err
 	} else if ok {
-		res.Result, res.Change, res.Head = Present, &id, &head
+		res.Result, res.Change, res.Head = ResultPresent, &id, &head
 		return nil, res, nil
 	}
 	if ok, err := r.IsAncestor(ctx, head, id); err != nil {
@@ -120,7 +120,7 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 		if err != nil {
 			return nil, nil, err
 		}
-		res.Result, res.Change, res.Head = Landed, &id, &id
+		res.Result, res.Change, res.Head = ResultLanded, &id, &id
 		return &Move{Repo: r.ID, FromRev: h.Rev, To: id, Entries: line}, res, nil
 	}
 	// main moved: merge over the newest change of the line that main has.
@@ -145,7 +145,7 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 		return nil, nil, err
 	}
 	if len(m.Conflicts) > 0 {
-		res.Result, res.Head, res.Conflicts = Conflicts, &head, m.Conflicts
+		res.Result, res.Head, res.Conflicts = ResultConflict, &head, m.Conflicts
 		for _, c := range m.Conflicts {
 			res.Paths = append(res.Paths, c.Path)
 		}
@@ -169,7 +169,7 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 		}
 	}
 	nr := ChangeRow{ID: obj.ID, Tree: c.Tree, Parents: c.Parents, Author: c.Author, Time: c.Time.UTC().Truncate(time.Millisecond), Message: c.Message, Intents: row.Intents, Generation: hr.Generation + 1}
-	res.Result, res.Change, res.Head, res.Rebased = Landed, &nr.ID, &nr.ID, true
+	res.Result, res.Change, res.Head, res.Rebased = ResultLanded, &nr.ID, &nr.ID, true
 	return &Move{Repo: r.ID, FromRev: h.Rev, To: nr.ID, NewChanges: []ChangeRow{nr},
 		Entries: []LogEntry{{Change: nr.ID, Submitted: id, Rebased: true}}}, res, nil
 }

@@ -482,7 +482,7 @@ func (s *Server) codeLand(w http.ResponseWriter, r *http.Request, c *codeCall) e
 	if err != nil {
 		return err
 	}
-	if res.Result == code.Conflicts {
+	if res.Result == code.ResultConflict {
 		// The conflict is an answer, not a failure: its paths come with
 		// the error line every client reads.
 		return writeJSON(w, r, http.StatusConflict, struct {

@@ -285,31 +285,31 @@ func Service(t *testing.T, open func(t *testing.T) Backend) {
 		r := newRepository(t, open(t))
 		first, _ := r.Commit(ctx, []code.FileData{{Path: "a.txt", Data: []byte("a\n")}, {Path: "b.txt", Data: []byte("b\n")}}, code.Meta{Author: "ada", Message: "first"})
 		res, err := r.Land(ctx, first.ID, "ada")
-		if err != nil || res.Result != code.Landed || res.Seq != 1 || res.Rebased {
+		if err != nil || res.Result != code.ResultLanded || res.Seq != 1 || res.Rebased {
 			t.Fatalf("first landing = %+v, %v", res, err)
 		}
 		// Fast-forward of two changes: two entries.
 		c2, _ := r.Commit(ctx, []code.FileData{{Path: "a.txt", Data: []byte("a2\n")}, {Path: "b.txt", Data: []byte("b\n")}}, code.Meta{Parents: []code.ID{first.ID}, Author: "ada", Message: "two"})
 		c3, _ := r.Commit(ctx, []code.FileData{{Path: "a.txt", Data: []byte("a3\n")}, {Path: "b.txt", Data: []byte("b\n")}}, code.Meta{Parents: []code.ID{c2.ID}, Author: "ada", Message: "three"})
 		res, err = r.Land(ctx, c3.ID, "ada")
-		if err != nil || res.Result != code.Landed || res.Seq != 3 || *res.Change != c3.ID {
+		if err != nil || res.Result != code.ResultLanded || res.Seq != 3 || *res.Change != c3.ID {
 			t.Fatalf("fast-forward = %+v, %v", res, err)
 		}
 		// Present: landed already, and in main's history.
-		if res, _ := r.Land(ctx, c3.ID, "ada"); res.Result != code.Present || res.Seq != 3 {
+		if res, _ := r.Land(ctx, c3.ID, "ada"); res.Result != code.ResultPresent || res.Seq != 3 {
 			t.Fatalf("landing again = %+v", res)
 		}
-		if res, _ := r.Land(ctx, first.ID, "ada"); res.Result != code.Present {
+		if res, _ := r.Land(ctx, first.ID, "ada"); res.Result != code.ResultPresent {
 			t.Fatalf("landing an ancestor = %+v", res)
 		}
 		// Two changes made on c3: the second lands by a merge on the server.
 		mine, _ := r.Commit(ctx, []code.FileData{{Path: "a.txt", Data: []byte("a3\n")}, {Path: "b.txt", Data: []byte("b mine\n")}}, code.Meta{Parents: []code.ID{c3.ID}, Author: "bob", Message: "bob's", Intents: []string{"MG-3"}})
 		theirs, _ := r.Commit(ctx, []code.FileData{{Path: "a.txt", Data: []byte("a3\n")}, {Path: "b.txt", Data: []byte("b\n")}, {Path: "c.txt", Data: []byte("c\n")}}, code.Meta{Parents: []code.ID{c3.ID}, Author: "cy", Message: "cy's"})
-		if res, err := r.Land(ctx, theirs.ID, "cy"); err != nil || res.Result != code.Landed {
+		if res, err := r.Land(ctx, theirs.ID, "cy"); err != nil || res.Result != code.ResultLanded {
 			t.Fatalf("cy's landing = %+v, %v", res, err)
 		}
 		res, err = r.Land(ctx, mine.ID, "bob")
-		if err != nil || res.Result != code.Landed || !res.Rebased || res.Seq != 5 || *res.Change == mine.ID {
+		if err != nil || res.Result != code.ResultLanded || !res.Rebased || res.Seq != 5 || *res.Change == mine.ID {
 			t.Fatalf("merged landing = %+v, %v", res, err)
 		}
 		landed, _ := r.Get(ctx, *res.Change)
@@ -321,7 +321,7 @@ func Service(t *testing.T, open func(t *testing.T) Backend) {
 			t.Fatalf("merged snapshot = %v", files)
 		}
 		// A retried submission finds its entry.
-		if again, _ := r.Land(ctx, mine.ID, "bob"); again.Result != code.Present || again.Seq != 5 || *again.Change != landed.ID || !again.Rebased {
+		if again, _ := r.Land(ctx, mine.ID, "bob"); again.Result != code.ResultPresent || again.Seq != 5 || *again.Change != landed.ID || !again.Rebased {
 			t.Fatalf("retried submission = %+v", again)
 		}
 		// A conflict moves nothing.
@@ -330,7 +330,7 @@ func Service(t *testing.T, open func(t *testing.T) Backend) {
 		res, err = r.Land(ctx, x.ID, "dee")
 		// x removed b.txt, which main changed since: a delete-edit
 		// conflict; a.txt only x changed, and c.txt only main added.
-		if err != nil || res.Result != code.Conflicts || fmt.Sprint(res.Paths) != "[b.txt]" || res.Conflicts[0].Kind != code.ConflictDeleteEdit || res.Change != nil {
+		if err != nil || res.Result != code.ResultConflict || fmt.Sprint(res.Paths) != "[b.txt]" || res.Conflicts[0].Kind != code.ConflictDeleteEdit || res.Change != nil {
 			t.Fatalf("conflicting landing = %+v, %v", res, err)
 		}
 		if h2, _ := r.Head(ctx); *h2.Change != *h.Change || h2.Rev != h.Rev {
@@ -382,7 +382,7 @@ func Service(t *testing.T, open func(t *testing.T) Backend) {
 					repo = other
 				}
 				res, err := repo.Land(ctx, c, "ada")
-				if err != nil || res.Result != code.Landed {
+				if err != nil || res.Result != code.ResultLanded {
 					t.Errorf("landing %d = %+v, %v", i, res, err)
 					return
 				}

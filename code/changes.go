@@ -139,6 +139,11 @@ func (r *Repository) Missing(ctx context.Context, refs []Ref) ([]Ref, error) {
 
 // Get returns the row of an indexed change. NotFound when it is not one.
 func (r *Repository) Get(ctx context.Context, id ID) (*ChangeRow, error) {
+	if r.pending != nil {
+		if row, ok := r.pending.rows[id]; ok {
+			return row, nil
+		}
+	}
 	k := repoID{r.ID, id}
 	if row, ok := r.s.rows.get(k); ok {
 		return row, nil

@@ -3,6 +3,7 @@ package code
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"desk"
@@ -40,10 +41,13 @@ type LandResult struct {
 // nothing and answers the paths. main moves by compare-and-swap, with the
 // log entries in the same transaction; a landing that loses the swap reads
 // main again, at most maxLandTries times. by is who lands.
+//
+// The landings that arrive while one is under way land together, as group
+// commits do: each is worked out on the main the ones before it made, in
+// memory, then their objects are written in one durable batch and main
+// moves once, with every entry in order. Twenty landers then pay for a
+// few syncs and transactions instead of twenty.
 func (r *Repository) Land(ctx context.Context, id ID, by string) (*LandResult, error) {
-	mu := r.s.landLock(r.ID)
-	mu.Lock()
-	defer mu.Unlock()
 	row, err := r.Get(ctx, id)
 	if desk.ErrorCode(err) == desk.NotFound {
 		return nil, desk.Errorf(desk.NotFound, "no change %s in %s", id, r.Slug()).WithHint("send it and index it first (POST changes)")
@@ -56,57 +60,174 @@ func (r *Repository) Land(ctx context.Context, id ID, by string) (*LandResult, e
 			return nil, err
 		}
 	}
-	for try := 0; try < maxLandTries; try++ {
-		if e, err := r.s.Store.Landed(ctx, r.ID, id); err != nil {
-			return nil, err
-		} else if e != nil {
-			h, err := r.s.Store.Head(ctx, r.ID)
-			if err != nil {
-				return nil, err
+	req := &landReq{row: row, by: by, done: make(chan landDone, 1)}
+	q := r.s.landQueue(r.ID)
+	q.mu.Lock()
+	q.pending = append(q.pending, req)
+	lead := !q.running
+	q.running = true
+	q.mu.Unlock()
+	if lead {
+		// The leader lands for everyone queued, so it must not stop when
+		// its own caller goes away.
+		lctx := context.WithoutCancel(ctx)
+		for {
+			q.mu.Lock()
+			batch := q.pending
+			q.pending = nil
+			if len(batch) == 0 {
+				q.running = false
+				q.mu.Unlock()
+				break
 			}
-			c := e.Change
-			return &LandResult{Result: ResultPresent, Submitted: id, Change: &c, Rebased: e.Rebased, Seq: e.Seq, Head: h.Change, Paths: []string{}, Conflicts: []Conflict{}}, nil
+			q.mu.Unlock()
+			r.landBatch(lctx, batch)
 		}
-		h, err := r.s.Store.Head(ctx, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		move, res, err := r.planLanding(ctx, row, h)
-		if err != nil || move == nil {
-			return res, err
-		}
-		move.By = by
-		entries, err := r.s.Store.MoveMain(ctx, *move)
-		if errors.Is(err, ErrMoved) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		for i := range move.NewChanges {
-			nc := move.NewChanges[i]
-			r.s.rows.put(repoID{r.ID, nc.ID}, &nc)
-		}
-		res.Seq = entries[len(entries)-1].Seq
-		return res, nil
 	}
-	return nil, desk.Errorf(desk.Conflict, "main of %s moved %d times while this change landed", r.Slug(), maxLandTries).WithHint("land it again")
+	select {
+	case d := <-req.done:
+		return d.res, d.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
-// planLanding works out the move that lands row on main at h, or the
-// answer when nothing is to move (present, conflict).
-func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*Move, *LandResult, error) {
+// landReq is one landing waiting in a repository's queue.
+type landReq struct {
+	row  *ChangeRow
+	by   string
+	done chan landDone
+}
+
+type landDone struct {
+	res *LandResult
+	err error
+}
+
+// landQueue holds the landings of one repository that wait for the one
+// under way.
+type landQueue struct {
+	mu      sync.Mutex
+	pending []*landReq
+	running bool
+}
+
+// landBatch lands a batch of requests and answers each.
+func (r *Repository) landBatch(ctx context.Context, batch []*landReq) {
+	answer := func(i int, res *LandResult, err error) { batch[i].done <- landDone{res, err} }
+	for try := 0; try < maxLandTries; try++ {
+		h, err := r.s.Store.Head(ctx, r.ID)
+		if err != nil {
+			for i := range batch {
+				answer(i, nil, err)
+			}
+			return
+		}
+		view := r.withOverlay()
+		head := h.Change
+		var (
+			objs    []Object
+			rows    []ChangeRow
+			entries []LogEntry
+			results = make([]*LandResult, len(batch))
+			errs    = make([]error, len(batch))
+			last    = make([]int, len(batch)) // each request's last entry, -1 for none
+		)
+		for i, req := range batch {
+			last[i] = -1
+			id := req.row.ID
+			if e, err := r.s.Store.Landed(ctx, r.ID, id); err != nil || e != nil {
+				if e != nil {
+					c := e.Change
+					results[i] = &LandResult{Result: ResultPresent, Submitted: id, Change: &c, Rebased: e.Rebased, Seq: e.Seq, Head: head, Paths: []string{}, Conflicts: []Conflict{}}
+				}
+				errs[i] = err
+				continue
+			}
+			p, res, err := view.planLanding(ctx, req.row, head)
+			if err != nil || p == nil {
+				results[i], errs[i] = res, err
+				continue
+			}
+			objs = append(objs, p.objects...)
+			for k := range p.rows {
+				view.pending.rows[p.rows[k].ID] = &p.rows[k]
+			}
+			for _, o := range p.objects {
+				view.pending.add(o)
+			}
+			rows = append(rows, p.rows...)
+			for _, e := range p.entries {
+				e.LandedBy = req.by
+				entries = append(entries, e)
+			}
+			last[i] = len(entries) - 1
+			to := p.to
+			head = &to
+			results[i] = res
+		}
+		if len(entries) == 0 {
+			for i := range batch {
+				answer(i, results[i], errs[i])
+			}
+			return
+		}
+		// The objects first, durable, then main with every entry.
+		if _, err := r.objects.Put(ctx, objs...); err != nil {
+			for i := range batch {
+				answer(i, nil, err)
+			}
+			return
+		}
+		written, err := r.s.Store.MoveMain(ctx, Move{Repo: r.ID, FromRev: h.Rev, To: *head, NewChanges: rows, Entries: entries, By: batch[0].by})
+		if errors.Is(err, ErrMoved) {
+			continue // another process moved main: work the batch out again
+		}
+		if err != nil {
+			for i := range batch {
+				answer(i, nil, err)
+			}
+			return
+		}
+		view.publish()
+		for i := range batch {
+			if last[i] >= 0 {
+				results[i].Seq = written[last[i]].Seq
+				results[i].Head = head
+			}
+			answer(i, results[i], errs[i])
+		}
+		return
+	}
+	for i := range batch {
+		answer(i, nil, desk.Errorf(desk.Conflict, "main of %s moved %d times while this change landed", r.Slug(), maxLandTries).WithHint("land it again"))
+	}
+}
+
+// landPlan is what landing one change adds to a move: the change main
+// moves to, the new changes' rows and objects (not stored yet), and the
+// log entries, oldest first.
+type landPlan struct {
+	to      ID
+	rows    []ChangeRow
+	objects []Object
+	entries []LogEntry
+}
+
+// planLanding works out how row lands on main at head (nil: main does not
+// exist), or the answer when nothing is to move (present, conflict).
+func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, headID *ID) (*landPlan, *LandResult, error) {
 	id := row.ID
 	res := &LandResult{Submitted: id, Paths: []string{}, Conflicts: []Conflict{}}
-	if h.Change == nil {
+	if headID == nil {
 		line, err := r.firstParentLine(ctx, id, nil)
 		if err != nil {
 			return nil, nil, err
 		}
 		res.Result, res.Change, res.Head = ResultLanded, &id, &id
-		return &Move{Repo: r.ID, FromRev: h.Rev, To: id, Entries: line}, res, nil
+		return &landPlan{to: id, entries: line}, res, nil
 	}
-	head := *h.Change
+	head := *headID
 	if ok, err := r.IsAncestor(ctx, id, head); err != nil {
 		return nil, nil, err
 	} else if ok {
@@ -121,7 +242,7 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 			return nil, nil, err
 		}
 		res.Result, res.Change, res.Head = ResultLanded, &id, &id
-		return &Move{Repo: r.ID, FromRev: h.Rev, To: id, Entries: line}, res, nil
+		return &landPlan{to: id, entries: line}, res, nil
 	}
 	// main moved: merge over the newest change of the line that main has.
 	base := EmptyTree
@@ -157,21 +278,10 @@ func (r *Repository) planLanding(ctx context.Context, row *ChangeRow, h Head) (*
 		return nil, nil, err
 	}
 	obj := NewObject(Change, b)
-	if _, err := r.objects.Put(ctx, append(m.Objects, obj)...); err != nil {
-		return nil, nil, err
-	}
-	// The next landing merges over these folders: keep them decoded.
-	for _, o := range m.Objects {
-		if o.Type == Tree {
-			if t, err := DecodeTree(o.Data); err == nil {
-				r.s.trees.put(repoID{r.ID, o.ID}, t)
-			}
-		}
-	}
 	nr := ChangeRow{ID: obj.ID, Tree: c.Tree, Parents: c.Parents, Author: c.Author, Time: c.Time.UTC().Truncate(time.Millisecond), Message: c.Message, Intents: row.Intents, Generation: hr.Generation + 1}
 	res.Result, res.Change, res.Head, res.Rebased = ResultLanded, &nr.ID, &nr.ID, true
-	return &Move{Repo: r.ID, FromRev: h.Rev, To: nr.ID, NewChanges: []ChangeRow{nr},
-		Entries: []LogEntry{{Change: nr.ID, Submitted: id, Rebased: true}}}, res, nil
+	return &landPlan{to: nr.ID, rows: []ChangeRow{nr}, objects: append(m.Objects, obj),
+		entries: []LogEntry{{Change: nr.ID, Submitted: id, Rebased: true}}}, res, nil
 }
 
 // firstParentLine returns the log entries of the first-parent line of id

@@ -27,7 +27,7 @@ type Service struct {
 	rows  *cache[repoID, *ChangeRow]
 
 	mu    sync.Mutex
-	lands map[int64]*sync.Mutex
+	lands map[int64]*landQueue
 }
 
 // LandCheck refuses a landing by returning an error (Forbidden, with the
@@ -45,22 +45,23 @@ func NewService(store Store, objects ObjectStores) *Service {
 		Store: store, Objects: objects, Now: time.Now,
 		trees: newCache[repoID, *TreeObject](20000),
 		rows:  newCache[repoID, *ChangeRow](50000),
-		lands: map[int64]*sync.Mutex{},
+		lands: map[int64]*landQueue{},
 	}
 }
 
-// landLock serializes this process's landings on one repository: they
-// would only lose the compare-and-swap to each other and merge again. The
-// swap still decides between processes.
-func (s *Service) landLock(repo int64) *sync.Mutex {
+// landQueue returns the queue of a repository's landings in this process:
+// they would only lose the compare-and-swap to each other, so they land
+// in turns, the waiting ones together (see Land). The swap still decides
+// between processes.
+func (s *Service) landQueue(repo int64) *landQueue {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	m := s.lands[repo]
-	if m == nil {
-		m = &sync.Mutex{}
-		s.lands[repo] = m
+	q := s.lands[repo]
+	if q == nil {
+		q = &landQueue{}
+		s.lands[repo] = q
 	}
-	return m
+	return q
 }
 
 // slugPart is an owner's or a repository's name.
@@ -107,6 +108,45 @@ type Repository struct {
 	*Repo
 	s       *Service
 	objects ObjectStore
+	// pending, in a landing's working copy, holds the rows and objects
+	// it made that are not stored yet; reads see them first.
+	pending *overlay
+}
+
+// overlay is what a batch of landings made and has not stored yet.
+type overlay struct {
+	rows  map[ID]*ChangeRow
+	trees map[ID]*TreeObject
+	blobs map[ID][]byte
+}
+
+func (o *overlay) add(obj Object) {
+	switch obj.Type {
+	case Tree:
+		if t, err := DecodeTree(obj.Data); err == nil {
+			o.trees[obj.ID] = t
+		}
+	case Blob:
+		o.blobs[obj.ID] = obj.Data
+	}
+}
+
+// withOverlay returns a working copy of the repository whose reads see
+// what it makes before it is stored.
+func (r *Repository) withOverlay() *Repository {
+	c := *r
+	c.pending = &overlay{rows: map[ID]*ChangeRow{}, trees: map[ID]*TreeObject{}, blobs: map[ID][]byte{}}
+	return &c
+}
+
+// publish keeps what a working copy made, now stored, in the caches.
+func (r *Repository) publish() {
+	for id, row := range r.pending.rows {
+		r.s.rows.put(repoID{r.ID, id}, row)
+	}
+	for id, t := range r.pending.trees {
+		r.s.trees.put(repoID{r.ID, id}, t)
+	}
 }
 
 // Objects returns the repository's object store.
@@ -116,6 +156,11 @@ func (r *Repository) Objects() ObjectStore { return r.objects }
 func (r *Repository) Tree(ctx context.Context, id ID) (*TreeObject, error) {
 	if id == EmptyTree {
 		return &TreeObject{}, nil
+	}
+	if r.pending != nil {
+		if t, ok := r.pending.trees[id]; ok {
+			return t, nil
+		}
 	}
 	k := repoID{r.ID, id}
 	if t, ok := r.s.trees.get(k); ok {
@@ -135,6 +180,11 @@ func (r *Repository) Tree(ctx context.Context, id ID) (*TreeObject, error) {
 
 // Blob reads a file's bytes.
 func (r *Repository) Blob(ctx context.Context, id ID) ([]byte, error) {
+	if r.pending != nil {
+		if b, ok := r.pending.blobs[id]; ok {
+			return b, nil
+		}
+	}
 	return r.objects.Get(ctx, Blob, id)
 }
 

@@ -71,8 +71,8 @@ type Move struct {
 	FromRev    int64 // the revision the mover read; 0 while main does not exist
 	To         ID
 	NewChanges []ChangeRow
-	Entries    []LogEntry // Seq, LandedAt and Row are filled by the store
-	By         string     // who landed
+	Entries    []LogEntry // Seq, LandedAt and Row are filled by the store; LandedBy too when empty
+	By         string     // who landed the entries that do not say
 	// GitCommits maps git commits to changes in the same transaction
 	// (an import).
 	GitCommits []GitCommit

@@ -233,9 +233,12 @@ func (s *CodeStore) MoveMain(ctx context.Context, m code.Move) ([]code.LogEntry,
 		}
 		for _, e := range m.Entries {
 			seq++
-			e.Seq, e.LandedAt, e.LandedBy = seq, tx.now.Truncate(time.Millisecond), m.By
+			e.Seq, e.LandedAt = seq, tx.now.Truncate(time.Millisecond)
+			if e.LandedBy == "" {
+				e.LandedBy = m.By
+			}
 			_, err := tx.exec(`INSERT INTO change_log (repo_id, seq, change, submitted, rebased, landed_by, landed_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-				m.Repo, seq, e.Change[:], e.Submitted[:], e.Rebased, m.By, tx.ts)
+				m.Repo, seq, e.Change[:], e.Submitted[:], e.Rebased, e.LandedBy, tx.ts)
 			if isUnique(err) {
 				return desk.Errorf(desk.Conflict, "the change %s has landed already", e.Submitted)
 			}

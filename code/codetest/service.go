@@ -381,7 +381,7 @@ func Service(t *testing.T, open func(t *testing.T) Backend) {
 				if i%2 == 1 {
 					repo = other
 				}
-				res, err := repo.Land(ctx, c, "ada")
+				res, err := repo.Land(ctx, c, fmt.Sprint("lander-", i))
 				if err != nil || res.Result != code.ResultLanded {
 					t.Errorf("landing %d = %+v, %v", i, res, err)
 					return
@@ -404,6 +404,16 @@ func Service(t *testing.T, open func(t *testing.T) Backend) {
 		page, _ := r.Log(ctx, 0, 100, nil)
 		if len(page.Entries) != 21 || page.Entries[0].Seq != 21 {
 			t.Fatalf("log has %d entries, newest %d; want 21 dense", len(page.Entries), page.Entries[0].Seq)
+		}
+		// Landed together or not, each entry names who landed it.
+		lander := map[code.ID]string{}
+		for i, c := range changes {
+			lander[c] = fmt.Sprint("lander-", i)
+		}
+		for _, e := range page.Entries[:20] {
+			if e.LandedBy != lander[e.Submitted] {
+				t.Fatalf("the entry of %s was landed by %q, want %q", e.Submitted.Short(), e.LandedBy, lander[e.Submitted])
+			}
 		}
 	})
 

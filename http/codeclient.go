@@ -43,6 +43,7 @@ type StatusError struct {
 	Body    []byte
 }
 
+// Error returns the status and the server's message.
 func (e *StatusError) Error() string { return fmt.Sprintf("%d: %s", e.Status, e.Message) }
 
 // Code returns the desk error code the status stands for.

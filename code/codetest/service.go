@@ -599,6 +599,7 @@ type sameObjects struct {
 	repo int64
 }
 
+// Objects returns the kept repository's store, whatever id is asked for.
 func (s sameObjects) Objects(int64) code.ObjectStore { return s.ObjectStores.Objects(s.repo) }
 
 // countingStores counts the reads of each object.
@@ -608,6 +609,7 @@ type countingStores struct {
 	n  map[code.ID]int
 }
 
+// Objects returns a repository's store that counts its reads.
 func (c *countingStores) Objects(repo int64) code.ObjectStore {
 	return countingStore{c.ObjectStores.Objects(repo), c}
 }
@@ -623,6 +625,7 @@ type countingStore struct {
 	c *countingStores
 }
 
+// Get counts the read and reads.
 func (s countingStore) Get(ctx context.Context, t code.Type, id code.ID) ([]byte, error) {
 	s.c.mu.Lock()
 	if s.c.n == nil {

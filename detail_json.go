@@ -36,6 +36,8 @@ func (d *IssueDetail) AppendJSON(b []byte) []byte {
 	}
 	b = append(b, `,"commands":`...)
 	b = appendList(b, d.Commands, (*Command).appendJSON)
+	b = append(b, `,"landings":`...)
+	b = appendValues(b, d.Landings, (*Landing).appendJSON)
 	b = appendField(b, "redirected_from", d.RedirectedFrom)
 	b = append(b, `,"agents":`...)
 	if len(d.Agents) == 0 {

@@ -71,6 +71,7 @@ type IssueDetail struct {
 	MergedSources []MergedSource `json:"merged_sources"`
 	ParentInfo    *ParentInfo    `json:"parent_info"`
 	Commands      []*Command     `json:"commands"`
+	Landings      []Landing      `json:"landings"` // the changes landed for it, oldest first
 	// RedirectedFrom is the merged issue that was asked for, "" when the
 	// issue itself was.
 	RedirectedFrom string `json:"redirected_from"`

@@ -203,6 +203,7 @@ func TestDetailJSONMatchesEncodingJSON(t *testing.T) {
 			d.MergedSources = []desk.MergedSource{{ID: s(), Title: s(), MergedAt: s()}}
 			d.ParentInfo = &desk.ParentInfo{ID: s(), Title: s(), Status: s()}
 			d.Commands = []*desk.Command{{ID: 7, Project: s(), Command: s(), Issue: opt(), CreatedBy: s(), CreatedAt: s(), ExpiresAt: s(), DeliveredAt: opt(), Client: opt(), State: s()}}
+			d.Landings = []desk.Landing{{Repo: s(), Seq: r.Int64N(100), Change: s(), Submitted: s(), Rebased: r.IntN(2) == 0, Message: s(), Author: s(), LandedBy: s(), LandedAt: s()}}
 			d.RedirectedFrom = s()
 		}
 		switch r.IntN(3) {

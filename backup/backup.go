@@ -158,6 +158,12 @@ func Create(ctx context.Context, dataDir, out string) (*Manifest, error) {
 			return nil, fmt.Errorf("backup: add %s: %w", rel, err)
 		}
 	}
+	// The code's objects: every row of the copy was written after its
+	// object, so the objects there now hold all the copy names (and any
+	// newer one is only unused).
+	if err := addCode(dataDir, add); err != nil {
+		return nil, fmt.Errorf("backup: add the code's objects: %w", err)
+	}
 	w, err := zw.Create(ManifestName)
 	if err != nil {
 		return nil, err
@@ -180,6 +186,33 @@ func Create(ctx context.Context, dataDir, out string) (*Manifest, error) {
 		return nil, fmt.Errorf("backup: %w", err)
 	}
 	return m, nil
+}
+
+// codeFolder is where the data folder keeps the code's objects (see
+// package code/folderstore).
+const codeFolder = "code"
+
+// addCode adds every object file under the code folder, stored as it is:
+// objects are compressed where it pays already, or small.
+func addCode(dataDir string, add func(name, src string, method uint16) error) error {
+	root := filepath.Join(dataDir, codeFolder)
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".tmp-") {
+			return nil
+		}
+		rel, err := filepath.Rel(dataDir, p)
+		if err != nil {
+			return err
+		}
+		return add(filepath.ToSlash(rel), p, zip.Store)
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // snapshot copies the database at src to dst with VACUUM INTO, which reads

@@ -363,3 +363,28 @@ func TestRestoreNeedsAnEmptyFolderOrReplace(t *testing.T) {
 		t.Fatal("the restored desk differs from the source")
 	}
 }
+
+// The code's objects go into a backup and come back with the restore.
+func TestBackupKeepsCodeObjects(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	obj := filepath.Join(dir, "code", "repo-1", "objects", "blob", "ab", "ab12")
+	os.MkdirAll(filepath.Dir(obj), 0o700)
+	os.WriteFile(obj, []byte("object bytes"), 0o600)
+	db, err := sqlite.Open(ctx, dir, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	out := filepath.Join(t.TempDir(), "b.zip")
+	if _, err := backup.Create(ctx, dir, out); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "restored")
+	if _, err := backup.Restore(ctx, out, dst, backup.RestoreOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dst, "code", "repo-1", "objects", "blob", "ab", "ab12")); err != nil || string(b) != "object bytes" {
+		t.Fatalf("the restored object = %q, %v", b, err)
+	}
+}

@@ -83,13 +83,17 @@ func runServe(ctx context.Context, c *Context, args []string) error {
 	}
 	logger := slog.New(slog.NewTextHandler(c.Stderr, nil))
 	agents := live.New(db, live.Options{DataDir: db.Dir(), Logger: logger, Transcripts: true, Home: c.Getenv("HOME")})
+	codeSvc, ids := Code(db)
+	if _, err := ids.EnsureOwner(ctx, db.Dir()); err != nil {
+		return err
+	}
 	terminals, err := serveTerminals(ctx, c, db, agents, logger, *noTerminal)
 	if err != nil {
 		return err
 	}
 	defer terminals.Supervisor.Close()
 	srv := deskhttp.NewServer(db, deskhttp.Options{Addr: net.JoinHostPort(host, strconv.Itoa(*port)), LAN: *lan, Logger: logger, Agents: agents,
-		Terminals: terminals, DataDir: db.Dir()})
+		Terminals: terminals, DataDir: db.Dir(), Code: codeSvc, Identities: ids})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", *port, err).WithHint("is another desk running? desk stop, or pick another --port")
 	}

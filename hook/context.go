@@ -46,14 +46,20 @@ func (s *session) close() { s.db.Close() }
 // Traps, and who hears the owner when it is another client. It starts the
 // session's notification cursor, so its first prompt hears only what
 // happens from now on; a session that already has one (resumed, cleared,
-// compacted) keeps it.
+// compacted) keeps it. In a work folder whose open change touches the
+// same paths as the open changes of other folders, it adds their warning
+// lines, whether or not the folder is linked to a project.
 func SessionStart(ctx context.Context, env *Env, client string, in *Input) (*Reply, error) {
 	s, err := openSession(ctx, env, client, in)
 	if err != nil {
-		return nil, silence(err)
+		return withOverlaps(nil, workOverlaps(ctx, env, in, nil)), silence(err)
 	}
 	defer s.close()
-	return s.start(ctx)
+	r, err := s.start(ctx)
+	if err != nil {
+		return r, err
+	}
+	return withOverlaps(r, workOverlaps(ctx, env, in, s.db)), nil
 }
 
 func (s *session) start(ctx context.Context) (*Reply, error) {

@@ -34,6 +34,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.serveAPI(w, r)
 		return
 	}
+	if strings.HasPrefix(r.URL.Path, "/v1/") {
+		s.serveV1(w, r)
+		return
+	}
 	s.serveAsset(w, r)
 }
 

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"desk"
+	"desk/code"
+	"desk/identity"
 	"desk/web"
 )
 
@@ -49,6 +51,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Assets are the web page's files; nil serves the embedded ones.
 	Assets fs.FS
+	// Code and Identities serve the code under /v1 (see code.go); with
+	// either nil those routes answer 501.
+	Code       *code.Service
+	Identities *identity.Service
 	// Agents is the live picture of the agent sessions (package
 	// agent/live); nil turns the agent routes off.
 	Agents Agents

@@ -299,6 +299,7 @@ func (db *DB) detail(ctx context.Context, q queryer, r *row, h, parent *head) (*
 	}
 	d.Children, d.MergedSources, d.ParentInfo = parts.children, parts.mergedSources, parts.parentInfo
 	d.Commands = commandsAt(parts.commands, db.Now())
+	d.Landings = desk.LandingsOf(parts.activity)
 	return d, nil
 }
 

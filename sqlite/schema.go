@@ -301,6 +301,8 @@ CREATE INDEX attachments_issue_comment ON attachments(issue_id, comment_id);
 	claimsMigration,
 	pairsMigration,
 	migrationSessions,
+	identityMigration,
+	codeMigration,
 }
 
 // migrate brings the schema up to date. The check outside a transaction

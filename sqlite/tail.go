@@ -82,7 +82,14 @@ func (db *DB) IssueTail(ctx context.Context, id string, nComments, nActivity int
 			return err
 		}
 		cs, err := issueCommands(ctx, tx, r)
+		if err != nil {
+			return err
+		}
 		d.Commands = commandsAt(cs, db.Now())
+		// The tail keeps the newest entries only; the landings are all
+		// of them.
+		landed, err := activities(ctx, tx, r, `a.issue_id = ? AND a.action = ?`, r.rowid, desk.ActLanded)
+		d.Landings = desk.LandingsOf(landed)
 		return err
 	})
 	return out, err
@@ -103,7 +110,8 @@ func tailOf(r *row, parts *detailParts, nComments, nActivity int) *IssueTail {
 		}
 	}
 	d := &desk.IssueDetail{Issue: r.Issue, Comments: cs, Attachments: files, Activity: acts,
-		Children: parts.children, MergedSources: parts.mergedSources, ParentInfo: parts.parentInfo}
+		Children: parts.children, MergedSources: parts.mergedSources, ParentInfo: parts.parentInfo,
+		Landings: desk.LandingsOf(parts.activity)}
 	if d.Comments == nil {
 		d.Comments = []*desk.Comment{}
 	}

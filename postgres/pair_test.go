@@ -1,0 +1,157 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"desk"
+	"desk/pair"
+	"desk/pair/pairtest"
+	"desk/postgres"
+	"desk/storetest"
+)
+
+// The suite every pair backend passes, on a schema of its own per test.
+func TestPairStore(t *testing.T) {
+	pairtest.Run(t, func(t *testing.T) (pair.Store, string) {
+		db := open(t, newSchema(t), t.TempDir())
+		t.Cleanup(func() { db.Close() })
+		storetest.MustProject(t, db)
+		return db, "mygame"
+	})
+}
+
+// twoReplicas opens two handles (two pools, as two replicas hold) on one
+// fresh store with project mygame, the pair rules over each, and a pair
+// of opencode and codex made on the first, with a budget no test runs
+// out of.
+func twoReplicas(tb testing.TB) (a, b *pair.Service, p *pair.Pair) {
+	tb.Helper()
+	url, dir := newSchema(tb), tb.TempDir()
+	da, db := open(tb, url, dir), open(tb, url, dir)
+	tb.Cleanup(func() { da.Close(); db.Close() })
+	storetest.MustProject(tb, da)
+	a = &pair.Service{Store: da, PatchRoot: pair.PatchRootIn(tb.TempDir())}
+	b = &pair.Service{Store: db, PatchRoot: pair.PatchRootIn(tb.TempDir())}
+	ctx := context.Background()
+	p, err := a.New(ctx, pair.NewInput{Project: "mygame", Folder: tb.TempDir(), Task: "fix the retry jitter", Members: []string{"opencode", "codex"}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := a.SetBudget(ctx, p.ID, pair.Budget{Messages: 1 << 30}); err != nil {
+		tb.Fatal(err)
+	}
+	return a, b, p
+}
+
+// A pair_read waiting on one replica wakes with the letter a pair_send on
+// another replica committed: the notification crosses the database.
+func TestAReadWaitingOnOneReplicaWakesOnASendOnAnother(t *testing.T) {
+	ctx := context.Background()
+	a, b, p := twoReplicas(t)
+	writer, critic := pair.Caller{Pair: p.ID, Role: "opencode"}, pair.Caller{Pair: p.ID, Role: "codex"}
+	type answer struct {
+		r   *pair.ReadAnswer
+		err error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		r, err := b.Read(ctx, critic, pair.ReadInput{WaitSeconds: 30})
+		got <- answer{r, err}
+	}()
+	time.Sleep(300 * time.Millisecond) // the read is waiting
+	if _, err := a.Send(ctx, writer, "the jitter is in Backoff", nil); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case g := <-got:
+		if g.err != nil || len(g.r.Letters) != 1 || g.r.Letters[0].Body != "the jitter is in Backoff" || g.r.Waited != "" || !g.r.MustAck {
+			t.Fatalf("the read woke with %+v, %v", g.r, g.err)
+		}
+		// The batch stays unread until its token comes back, on either replica.
+		again, err := a.Read(ctx, critic, pair.ReadInput{})
+		if err != nil || len(again.Letters) != 1 || again.AckToken != g.r.AckToken {
+			t.Fatalf("the unacknowledged batch read on the other replica: %+v, %v", again, err)
+		}
+		done, err := a.Read(ctx, critic, pair.ReadInput{AckToken: g.r.AckToken})
+		if err != nil || done.Acked == 0 || len(done.Letters) != 0 {
+			t.Fatalf("acknowledging on the other replica: %+v, %v", done, err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the read on replica b never woke")
+	}
+}
+
+// A send on one replica makes write authority and the phase seen on the
+// other at once: the rules read the pair inside each transaction.
+func TestTheSingleWriterHoldsAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	a, b, p := twoReplicas(t)
+	if _, err := a.Claim(ctx, pair.Caller{Pair: p.ID, Role: "opencode"}, "I wrote the retry loop"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.Claim(ctx, pair.Caller{Pair: p.ID, Role: "codex"}, "let me")
+	var de *desk.Error
+	if !errors.As(err, &de) || de.Rule != pair.RuleSingleWriter || !strings.Contains(de.Message, "opencode") {
+		t.Fatalf("a second claim on the other replica: %v", err)
+	}
+	st, err := b.PairState(ctx, p.ID)
+	if err != nil || st.Writer != "opencode" {
+		t.Fatalf("the other replica's state: %+v, %v", st, err)
+	}
+}
+
+// BenchmarkPairSendWakesAReadOnAnotherReplica measures the wake across
+// replicas: from a pair_send through one handle to the answer of a
+// pair_read(wait_seconds) blocked on another (its own pool and its own
+// LISTEN connection). Each iteration is one letter, acknowledged before
+// the next read blocks.
+//
+//	go test ./postgres -run '^$' -bench PairSendWakes -benchtime 400x
+func BenchmarkPairSendWakesAReadOnAnotherReplica(b *testing.B) {
+	ctx := context.Background()
+	sa, sb, p := twoReplicas(b)
+	writer, critic := pair.Caller{Pair: p.ID, Role: "opencode"}, pair.Caller{Pair: p.ID, Role: "codex"}
+	var token string
+	samples := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		got := make(chan *pair.ReadAnswer, 1)
+		go func() {
+			r, err := sb.Read(ctx, critic, pair.ReadInput{WaitSeconds: 30, AckToken: token})
+			if err != nil {
+				b.Error(err)
+			}
+			got <- r
+		}()
+		// Give the read the moment it takes to acknowledge and begin
+		// waiting, so that what is measured is a wake.
+		time.Sleep(20 * time.Millisecond)
+		start := time.Now()
+		if _, err := sa.Send(ctx, writer, "ping", nil); err != nil {
+			b.Fatal(err)
+		}
+		r := <-got
+		samples = append(samples, float64(time.Since(start).Microseconds())/1000)
+		if r == nil || len(r.Letters) != 1 {
+			b.Fatalf("the woken read: %+v", r)
+		}
+		token = r.AckToken
+	}
+	b.StopTimer()
+	sort.Float64s(samples)
+	at := func(q float64) float64 {
+		return samples[max(int(math.Ceil(q*float64(len(samples))-1e-9))-1, 0)]
+	}
+	b.ReportMetric(at(0.50), "p50-ms")
+	b.ReportMetric(at(0.95), "p95-ms")
+	b.ReportMetric(at(0.99), "p99-ms")
+	b.ReportMetric(samples[len(samples)-1], "max-ms")
+}
+
+var _ pair.Store = (*postgres.DB)(nil)

@@ -19,6 +19,7 @@ import (
 	"desk/folder"
 	deskhttp "desk/http"
 	"desk/metrics"
+	"desk/pair"
 	"desk/postgres"
 	"desk/s3"
 	"desk/tiers"
@@ -145,7 +146,7 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	if o.lan {
 		host = "0.0.0.0"
 	}
-	srv := deskhttp.NewServer(feedMetrics{db, m}, deskhttp.Options{
+	srv := deskhttp.NewServer(feedMetrics{db, m, c.DataDir}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
 		Observe: m.Request,
@@ -183,7 +184,15 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 // replica hands to its live streams recorded.
 type feedMetrics struct {
 	*postgres.DB
-	m *metrics.Metrics
+	m    *metrics.Metrics
+	data string // the replica's own folder
+}
+
+// PairService is the pair rules over the database. Its waits follow the
+// feed themselves, apart from the streams' metrics; patch files, which
+// only the members' own desks write, would go in the replica's folder.
+func (f feedMetrics) PairService() *pair.Service {
+	return &pair.Service{Store: f.DB, PatchRoot: pair.PatchRootIn(f.data)}
 }
 
 func (f feedMetrics) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error {

@@ -146,7 +146,12 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	if o.lan {
 		host = "0.0.0.0"
 	}
-	srv := deskhttp.NewServer(feedMetrics{db, m, c.DataDir}, deskhttp.Options{
+	pairs := postgres.NewPairStore(db)
+	defer pairs.Close()
+	// Patch files are written only by the members' own desks; a
+	// replica's rules would keep theirs in its own folder.
+	pairSvc := &pair.Service{Store: pairs, PatchRoot: pair.PatchRootIn(c.DataDir)}
+	srv := deskhttp.NewServer(feedMetrics{db, m, pairSvc}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
 		Observe: m.Request,
@@ -184,16 +189,12 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 // replica hands to its live streams recorded.
 type feedMetrics struct {
 	*postgres.DB
-	m    *metrics.Metrics
-	data string // the replica's own folder
+	m     *metrics.Metrics
+	pairs *pair.Service
 }
 
-// PairService is the pair rules over the database. Its waits follow the
-// feed themselves, apart from the streams' metrics; patch files, which
-// only the members' own desks write, would go in the replica's folder.
-func (f feedMetrics) PairService() *pair.Service {
-	return &pair.Service{Store: f.DB, PatchRoot: pair.PatchRootIn(f.data)}
-}
+// PairService is the pair rules over the database's pair store.
+func (f feedMetrics) PairService() *pair.Service { return f.pairs }
 
 func (f feedMetrics) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error {
 	return f.DB.Watch(ctx, after, func(cs []*desk.Change) {

@@ -14,14 +14,32 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The pair store: every rule of package pair runs in one transaction of
-// db.update, which takes the writers' lock as it begins, so the pair it
-// reads is the one every replica committed last; every transcript entry
-// appends a feed row of type pair in that transaction, and its
-// notification is how a pair_read waiting on another replica hears of a
-// letter (Watch).
+// PairStore keeps the pairs in the team's database. Every rule of package
+// pair runs in one transaction of the store's writes, which take the
+// writers' lock as they begin, so the pair a rule reads is the one every
+// replica committed last; every transcript entry appends a feed row of
+// type pair in that transaction, and its notification is how a pair_read
+// waiting on another replica hears of a letter. All the waits of one
+// store share one follow of the feed.
+type PairStore struct {
+	db   *DB
+	feed *follower
+}
 
-var _ pair.Store = (*DB)(nil)
+var _ pair.Store = (*PairStore)(nil)
+
+// NewPairStore returns the pair store on db. Close it before db.
+func NewPairStore(db *DB) *PairStore { return &PairStore{db: db, feed: newFollower(db)} }
+
+// Close stops the store's follow of the feed; waits still running end.
+func (s *PairStore) Close() { s.feed.close() }
+
+// Watch calls fn with every batch of feed rows committed after seq after,
+// by any replica, until ctx ends, through the store's one follow of the
+// feed.
+func (s *PairStore) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error {
+	return s.feed.watch(ctx, after, fn)
+}
 
 // pairKey reads a pair's name ("p12") as its row id.
 func pairKey(id string) (int64, error) {
@@ -37,9 +55,9 @@ func pairKey(id string) (int64, error) {
 func pairName(rowid int64) string { return "p" + strconv.FormatInt(rowid, 10) }
 
 // CreatePair makes a pair with its roster.
-func (db *DB) CreatePair(ctx context.Context, n pair.NewPair, by string) (*pair.Pair, error) {
+func (s *PairStore) CreatePair(ctx context.Context, n pair.NewPair, by string) (*pair.Pair, error) {
 	var out *pair.Pair
-	err := db.update(ctx, func(tx *Tx) error {
+	err := s.db.update(ctx, func(tx *Tx) error {
 		proj, err := projectBySlug(ctx, tx, n.Project)
 		if err != nil {
 			return err
@@ -69,9 +87,9 @@ func (db *DB) CreatePair(ctx context.Context, n pair.NewPair, by string) (*pair.
 }
 
 // Pairs lists pairs, newest first.
-func (db *DB) Pairs(ctx context.Context, f pair.PairFilter) ([]*pair.Pair, error) {
+func (s *PairStore) Pairs(ctx context.Context, f pair.PairFilter) ([]*pair.Pair, error) {
 	out := []*pair.Pair{}
-	err := db.view(ctx, func(q querier) error {
+	err := s.db.view(ctx, func(q querier) error {
 		query := `SELECT p.id FROM pairs p JOIN projects pr ON pr.id = p.project_id WHERE true`
 		var args []any
 		arg := func(v any) string {
@@ -112,13 +130,13 @@ func (db *DB) Pairs(ctx context.Context, f pair.PairFilter) ([]*pair.Pair, error
 
 // View runs fn in a read transaction on pair id: one snapshot for every
 // read in it.
-func (db *DB) View(ctx context.Context, id string, fn func(pair.ReadTx) error) error {
+func (s *PairStore) View(ctx context.Context, id string, fn func(pair.ReadTx) error) error {
 	rowid, err := pairKey(id)
 	if err != nil {
 		return err
 	}
-	return db.view(ctx, func(q querier) error {
-		pt := &pairTx{ctx: ctx, q: q, rowid: rowid, now: db.now()}
+	return s.db.view(ctx, func(q querier) error {
+		pt := &pairTx{ctx: ctx, q: q, rowid: rowid, now: s.db.now()}
 		var err error
 		if pt.p, err = pt.load(); err != nil {
 			return err
@@ -128,12 +146,12 @@ func (db *DB) View(ctx context.Context, id string, fn func(pair.ReadTx) error) e
 }
 
 // Update runs fn in a write transaction on pair id.
-func (db *DB) Update(ctx context.Context, id string, fn func(pair.Tx) error) error {
+func (s *PairStore) Update(ctx context.Context, id string, fn func(pair.Tx) error) error {
 	rowid, err := pairKey(id)
 	if err != nil {
 		return err
 	}
-	return db.update(ctx, func(tx *Tx) error {
+	return s.db.update(ctx, func(tx *Tx) error {
 		pt := &pairTx{ctx: ctx, q: tx, w: tx, rowid: rowid, now: tx.now}
 		var err error
 		if pt.p, err = pt.load(); err != nil {

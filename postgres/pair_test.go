@@ -14,15 +14,18 @@ import (
 	"desk/pair/pairtest"
 	"desk/postgres"
 	"desk/storetest"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // The suite every pair backend passes, on a schema of its own per test.
 func TestPairStore(t *testing.T) {
 	pairtest.Run(t, func(t *testing.T) (pair.Store, string) {
 		db := open(t, newSchema(t), t.TempDir())
-		t.Cleanup(func() { db.Close() })
+		ps := postgres.NewPairStore(db)
+		t.Cleanup(func() { ps.Close(); db.Close() })
 		storetest.MustProject(t, db)
-		return db, "mygame"
+		return ps, "mygame"
 	})
 }
 
@@ -34,10 +37,11 @@ func twoReplicas(tb testing.TB) (a, b *pair.Service, p *pair.Pair) {
 	tb.Helper()
 	url, dir := newSchema(tb), tb.TempDir()
 	da, db := open(tb, url, dir), open(tb, url, dir)
-	tb.Cleanup(func() { da.Close(); db.Close() })
+	pa, pb := postgres.NewPairStore(da), postgres.NewPairStore(db)
+	tb.Cleanup(func() { pa.Close(); pb.Close(); da.Close(); db.Close() })
 	storetest.MustProject(tb, da)
-	a = &pair.Service{Store: da, PatchRoot: pair.PatchRootIn(tb.TempDir())}
-	b = &pair.Service{Store: db, PatchRoot: pair.PatchRootIn(tb.TempDir())}
+	a = &pair.Service{Store: pa, PatchRoot: pair.PatchRootIn(tb.TempDir())}
+	b = &pair.Service{Store: pb, PatchRoot: pair.PatchRootIn(tb.TempDir())}
 	ctx := context.Background()
 	p, err := a.New(ctx, pair.NewInput{Project: "mygame", Folder: tb.TempDir(), Task: "fix the retry jitter", Members: []string{"opencode", "codex"}})
 	if err != nil {
@@ -84,6 +88,64 @@ func TestAReadWaitingOnOneReplicaWakesOnASendOnAnother(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the read on replica b never woke")
+	}
+}
+
+// Any number of pair_read waits on one replica share one follow of the
+// feed: one LISTEN connection, however many agents wait.
+func TestWaitsOnAReplicaShareOneConnection(t *testing.T) {
+	ctx := context.Background()
+	a, b, p := twoReplicas(t)
+	writer, critic := pair.Caller{Pair: p.ID, Role: "opencode"}, pair.Caller{Pair: p.ID, Role: "codex"}
+	feedConns := func() int {
+		t.Helper()
+		conn, err := pgx.Connect(ctx, dbURL("public"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
+			postgres.FeedApplicationName).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := feedConns()
+	const waits = 8
+	got := make(chan *pair.ReadAnswer, waits)
+	for range waits {
+		go func() {
+			r, err := b.Read(ctx, critic, pair.ReadInput{WaitSeconds: 30})
+			if err != nil {
+				t.Error(err)
+			}
+			got <- r
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for feedConns() != before+1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reads waiting hold %d feed connections (%d before them); want one", waits, feedConns()-before, before)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond) // every read is waiting by now
+	if n := feedConns() - before; n != 1 {
+		t.Fatalf("%d reads waiting hold %d feed connections", waits, n)
+	}
+	if _, err := a.Send(ctx, writer, "wake up", nil); err != nil {
+		t.Fatal(err)
+	}
+	for range waits {
+		select {
+		case r := <-got:
+			if r == nil || len(r.Letters) != 1 || r.Letters[0].Body != "wake up" {
+				t.Fatalf("a woken read: %+v", r)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a read never woke")
+		}
 	}
 }
 
@@ -153,5 +215,3 @@ func BenchmarkPairSendWakesAReadOnAnotherReplica(b *testing.B) {
 	b.ReportMetric(at(0.99), "p99-ms")
 	b.ReportMetric(samples[len(samples)-1], "max-ms")
 }
-
-var _ pair.Store = (*postgres.DB)(nil)

@@ -261,7 +261,9 @@ func TestTwoReplicasShareClaimsPairsAndTheOffice(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		svc := &pair.Service{Store: db, PatchRoot: pair.PatchRootIn(t.TempDir())}
+		ps := postgres.NewPairStore(db)
+		defer ps.Close()
+		svc := &pair.Service{Store: ps, PatchRoot: pair.PatchRootIn(t.TempDir())}
 		p, err := svc.New(ctx, pair.NewInput{Project: "mygame", Folder: t.TempDir(), Task: "fix the race", Members: []string{"opencode", "codex"}, Autonomy: pair.AutonomySemi})
 		if err != nil {
 			t.Fatal(err)

@@ -3,9 +3,11 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,4 +216,86 @@ func BenchmarkPairSendWakesAReadOnAnotherReplica(b *testing.B) {
 	b.ReportMetric(at(0.95), "p95-ms")
 	b.ReportMetric(at(0.99), "p99-ms")
 	b.ReportMetric(samples[len(samples)-1], "max-ms")
+}
+
+// The shared follow hands each watcher every row after its position once
+// and in order, whether the rows were committed before it joined, while
+// it was joining, or after, and from whichever handle.
+func TestSharedWatchesHandOverEveryRowOnce(t *testing.T) {
+	ctx := context.Background()
+	url, dir := newSchema(t), t.TempDir()
+	da, other := open(t, url, dir), open(t, url, dir)
+	ps := postgres.NewPairStore(da)
+	t.Cleanup(func() { ps.Close(); da.Close(); other.Close() })
+	storetest.MustProject(t, da)
+	issue := storetest.MustIssue(t, da, desk.IssueFields{Title: ptrTo("busy")}, "owner")
+	const writes, watchers = 60, 6
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range writes {
+			if _, _, err := other.AddComment(ctx, issue.ID, desk.CommentInput{Author: "w", Text: fmt.Sprintf("c%d", i)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	type seen struct {
+		after int64
+		seqs  []int64
+	}
+	results := make([]*seen, watchers)
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	var mu sync.Mutex
+	for i := range watchers {
+		time.Sleep(time.Duration(i) * 15 * time.Millisecond) // join as the writes go on
+		after, err := da.LastSeq(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			after /= 2 // an older position: rows from the table first
+		}
+		results[i] = &seen{after: after}
+		go ps.Watch(wctx, after, func(cs []*desk.Change) {
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range cs {
+				results[i].seqs = append(results[i].seqs, c.Seq)
+			}
+		})
+	}
+	wg.Wait()
+	last, err := other.LastSeq(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for i := range watchers {
+		for {
+			mu.Lock()
+			n := len(results[i].seqs)
+			done := n > 0 && results[i].seqs[n-1] == last
+			mu.Unlock()
+			if done {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("watcher %d (after %d) reached %d rows, never row %d", i, results[i].after, n, last)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		mu.Lock()
+		got := results[i].seqs
+		mu.Unlock()
+		want := results[i].after + 1
+		for _, seq := range got {
+			if seq != want {
+				t.Fatalf("watcher %d (after %d) got row %d where %d was due: %v", i, results[i].after, seq, want, got)
+			}
+			want++
+		}
+	}
 }

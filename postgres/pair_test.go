@@ -229,15 +229,20 @@ func TestSharedWatchesHandOverEveryRowOnce(t *testing.T) {
 	t.Cleanup(func() { ps.Close(); da.Close(); other.Close() })
 	storetest.MustProject(t, da)
 	issue := storetest.MustIssue(t, da, desk.IssueFields{Title: ptrTo("busy")}, "owner")
-	const writes, watchers = 60, 6
+	const writes, watchers = 70, 6
 	var wg sync.WaitGroup
 	wg.Add(1)
+	progress := make(chan struct{}, writes)
 	go func() {
 		defer wg.Done()
+		defer close(progress)
 		for i := range writes {
 			if _, _, err := other.AddComment(ctx, issue.ID, desk.CommentInput{Author: "w", Text: fmt.Sprintf("c%d", i)}); err != nil {
 				t.Error(err)
 				return
+			}
+			if i%10 == 9 {
+				progress <- struct{}{}
 			}
 		}
 	}()
@@ -250,7 +255,7 @@ func TestSharedWatchesHandOverEveryRowOnce(t *testing.T) {
 	defer stop()
 	var mu sync.Mutex
 	for i := range watchers {
-		time.Sleep(time.Duration(i) * 15 * time.Millisecond) // join as the writes go on
+		<-progress // join as the writes go on: after ten more
 		after, err := da.LastSeq(ctx)
 		if err != nil {
 			t.Fatal(err)
@@ -277,7 +282,7 @@ func TestSharedWatchesHandOverEveryRowOnce(t *testing.T) {
 		for {
 			mu.Lock()
 			n := len(results[i].seqs)
-			done := n > 0 && results[i].seqs[n-1] == last
+			done := results[i].after == last || n > 0 && results[i].seqs[n-1] == last
 			mu.Unlock()
 			if done {
 				break

@@ -1,8 +1,10 @@
 package desk
 
 import (
+	"cmp"
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -78,3 +80,58 @@ type ClaimService interface {
 	// expiry first.
 	Claims(ctx context.Context, slug string) ([]*Claim, error)
 }
+
+// CheckClaimLength refuses a claim's length outside a minute to 24 hours:
+// the stores' own check, for callers that did not go through
+// ClaimDuration.
+func CheckClaimLength(d time.Duration) error {
+	if d < time.Minute || d > time.Duration(MaxClaimHours)*time.Hour {
+		return Errorf(Invalid, "a claim lasts from a minute to 24 hours, not %s", d)
+	}
+	return nil
+}
+
+// ErrNothingToClaim refuses a claim of an issue that is done.
+func ErrNothingToClaim(id, status string) error {
+	return Errorf(Conflict, "%s is %s: there is nothing to claim", id, status).
+		WithHint("pick an open issue: list_issues with unclaimed true")
+}
+
+// ErrClaimed refuses a claim of an issue another holder's claim c is in
+// force on, naming the holder and the expiry.
+func ErrClaimed(c *Claim) error {
+	return Errorf(Conflict, "%s is claimed by %s until %s", c.Issue, c.Holder, c.ExpiresAt).
+		WithHint("pick another issue (list_issues with unclaimed true), or wait until the claim expires")
+}
+
+// CheckRelease refuses holder's release of claim c when it is not the
+// holder's and the release is not forced (the owner's).
+func CheckRelease(c *Claim, holder string, force bool) error {
+	if force || c.Holder == holder {
+		return nil
+	}
+	return Errorf(Conflict, "%s is claimed by %s until %s, not by %s", c.Issue, c.Holder, c.ExpiresAt, holder).
+		WithHint("only the holder releases a claim; it ends by itself at its expiry")
+}
+
+// ReleaseActor names who ended a claim on the issue's timeline: the
+// holder, or the owner for a forced release.
+func ReleaseActor(holder string) string {
+	if holder == "" {
+		return OwnerActor
+	}
+	return holder
+}
+
+// SortClaims orders claims soonest expiry first, then by issue.
+func SortClaims(cs []*Claim) {
+	slices.SortFunc(cs, func(a, b *Claim) int {
+		return cmp.Or(cmp.Compare(a.ExpiresAt, b.ExpiresAt), cmp.Compare(a.Issue, b.Issue))
+	})
+}
+
+// The timeline's actions of claims.
+const (
+	ActClaimed  = "claimed"
+	ActReleased = "released"
+)

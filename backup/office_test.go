@@ -19,11 +19,11 @@ func TestBackupKeepsTheOfficeAndRestoreChecksIt(t *testing.T) {
 	s := office.NewStore(dir)
 	l := office.Default()
 	l.Colors[l.Cols+1] = "#ff00aa"
-	saved, err := s.Save(l)
+	saved, err := s.Save(ctx, l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Choose("a-session", "chair-11", time.Now()); err != nil {
+	if _, err := s.Choose(ctx, "a-session", "chair-11", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	zipPath := filepath.Join(t.TempDir(), "desk.zip")
@@ -35,14 +35,14 @@ func TestBackupKeepsTheOfficeAndRestoreChecksIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := office.NewStore(into)
-	got, err := r.Layout()
+	got, err := r.Layout(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got.Revision != saved.Revision || got.Colors[l.Cols+1] != "#ff00aa" {
 		t.Errorf("restored layout: revision %d, colour %q", got.Revision, got.Colors[l.Cols+1])
 	}
-	seats, err := r.Seats()
+	seats, err := r.Seats(ctx)
 	if err != nil || len(seats.Choices) != 1 || seats.Choices[0].Seat != "chair-11" {
 		t.Errorf("restored seats %+v %v", seats, err)
 	}

@@ -230,7 +230,7 @@ func verify(ctx context.Context, zipPath, dir string) (*Manifest, error) {
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, office.LayoutName)); err == nil {
-		if _, err := office.NewStore(dir).Layout(); err != nil {
+		if _, err := office.NewStore(dir).Layout(ctx); err != nil {
 			return nil, bad("%s", desk.ErrorMessage(err))
 		}
 	}

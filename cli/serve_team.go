@@ -19,6 +19,7 @@ import (
 	"desk/folder"
 	deskhttp "desk/http"
 	"desk/metrics"
+	"desk/pair"
 	"desk/postgres"
 	"desk/s3"
 	"desk/tiers"
@@ -145,7 +146,12 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	if o.lan {
 		host = "0.0.0.0"
 	}
-	srv := deskhttp.NewServer(feedMetrics{db, m}, deskhttp.Options{
+	pairs := postgres.NewPairStore(db)
+	defer pairs.Close()
+	// Patch files are written only by the members' own desks; a
+	// replica's rules would keep theirs in its own folder.
+	pairSvc := &pair.Service{Store: pairs, PatchRoot: pair.PatchRootIn(c.DataDir)}
+	srv := deskhttp.NewServer(feedMetrics{db, m, pairSvc}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
 		Observe: m.Request,
@@ -183,8 +189,12 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 // replica hands to its live streams recorded.
 type feedMetrics struct {
 	*postgres.DB
-	m *metrics.Metrics
+	m     *metrics.Metrics
+	pairs *pair.Service
 }
+
+// PairService is the pair rules over the database's pair store.
+func (f feedMetrics) PairService() *pair.Service { return f.pairs }
 
 func (f feedMetrics) Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error {
 	return f.DB.Watch(ctx, after, func(cs []*desk.Change) {

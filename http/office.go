@@ -13,15 +13,23 @@ import (
 )
 
 // officeAPI answers the office view's routes: its layout, the furniture it
-// may hold, and the owner's seat choices, kept in the data folder by
-// package office. Each save is announced on the change feed, so every open
-// office follows.
+// may hold, and the owner's seat choices, kept by package office in the
+// store's own backend (the team server's database) or in the data folder.
+// Each save is announced on the change feed, so every open office
+// follows.
 type officeAPI struct {
 	srv   *Server
-	store *office.Store // nil when the store has no data folder
+	store *office.Store // nil when the store keeps no office and has no data folder
 }
 
-// officeAnnouncer is the store's side of the announcement (sqlite.DB).
+// officeKeeper is a store that keeps the office's documents itself, and
+// announces each change in the transaction that makes it (postgres.DB).
+type officeKeeper interface {
+	Office() office.Backend
+}
+
+// officeAnnouncer is the store's side of the announcement of a change
+// saved in the data folder (sqlite.DB).
 type officeAnnouncer interface {
 	OfficeChanged(ctx context.Context, what string, revision int64) error
 }
@@ -29,8 +37,10 @@ type officeAnnouncer interface {
 // officeRoutes adds the office routes to rt.
 func (s *Server) officeRoutes(rt *router) {
 	o := &officeAPI{srv: s}
-	if d, ok := s.store.(interface{ Dir() string }); ok && d.Dir() != "" {
-		o.store = office.NewStore(d.Dir())
+	if k, ok := s.store.(officeKeeper); ok {
+		o.store = office.New(k.Office())
+	} else if d, ok := s.store.(interface{ Dir() string }); ok && d.Dir() != "" {
+		o.store = office.New(office.NewFolder(d.Dir(), o.announce))
 	}
 	rt.handle(http.MethodGet, "/api/office/catalog", o.catalog)
 	rt.handle(http.MethodGet, "/api/office/layout", o.getLayout)
@@ -41,7 +51,7 @@ func (s *Server) officeRoutes(rt *router) {
 
 func (o *officeAPI) ready() error {
 	if o.store == nil {
-		return &httpError{http.StatusServiceUnavailable, "the office needs a data folder, and this server's store has none"}
+		return &httpError{http.StatusServiceUnavailable, "this server's store keeps no office and has no data folder"}
 	}
 	return nil
 }
@@ -73,7 +83,7 @@ func (o *officeAPI) getLayout(w http.ResponseWriter, r *http.Request, _ params) 
 	if err := o.ready(); err != nil {
 		return err
 	}
-	l, err := o.store.Layout()
+	l, err := o.store.Layout(r.Context())
 	if err != nil {
 		return err
 	}
@@ -94,11 +104,10 @@ func (o *officeAPI) putLayout(w http.ResponseWriter, r *http.Request, _ params) 
 	if err != nil {
 		return err
 	}
-	saved, err := o.store.Save(l)
+	saved, err := o.store.Save(r.Context(), l)
 	if err != nil {
 		return err
 	}
-	o.announce(r.Context(), "layout", saved.Revision)
 	return writeJSON(w, r, http.StatusOK, saved)
 }
 
@@ -106,7 +115,7 @@ func (o *officeAPI) getSeats(w http.ResponseWriter, r *http.Request, _ params) e
 	if err := o.ready(); err != nil {
 		return err
 	}
-	seats, err := o.store.Seats()
+	seats, err := o.store.Seats(r.Context())
 	if err != nil {
 		return err
 	}
@@ -146,24 +155,23 @@ func (o *officeAPI) putSeat(w http.ResponseWriter, r *http.Request, _ params) er
 			return desk.Errorf(desk.NotFound, "no agent session %q", session).WithHint("GET /api/agents lists them")
 		}
 	}
-	seats, err := o.store.Choose(session, seat, time.Now())
+	seats, err := o.store.Choose(r.Context(), session, seat, time.Now())
 	if err != nil {
 		return err
 	}
-	o.announce(r.Context(), "seats", seats.Revision)
 	return writeJSON(w, r, http.StatusOK, seats)
 }
 
-// announce puts the change on the feed. The file is saved already: a
-// failure here only means that other offices see it at their next load,
-// so it is logged, not answered.
-func (o *officeAPI) announce(ctx context.Context, what string, revision int64) {
+// announce puts a change saved in the data folder on the feed. The file
+// is saved already: a failure here only means that other offices see it
+// at their next load, so it is logged, not answered.
+func (o *officeAPI) announce(ctx context.Context, doc office.Doc, revision int64) {
 	a, ok := o.srv.store.(officeAnnouncer)
 	if !ok {
 		return
 	}
-	if err := a.OfficeChanged(context.WithoutCancel(ctx), what, revision); err != nil {
-		o.srv.log.Error("announce an office change", "what", what, "revision", revision, "err", err)
+	if err := a.OfficeChanged(context.WithoutCancel(ctx), string(doc), revision); err != nil {
+		o.srv.log.Error("announce an office change", "what", doc, "revision", revision, "err", err)
 	}
 }
 

@@ -107,8 +107,19 @@ type pairsOnce struct {
 	svc  *pair.Service
 }
 
+// pairKeeper is a store that makes its own pair rules: one whose pairs
+// and patch files are not kept together in a data folder (the team
+// server's).
+type pairKeeper interface {
+	PairService() *pair.Service
+}
+
 func (s *Server) pairs() (*pair.Service, error) {
 	s.pairSvc.once.Do(func() {
+		if k, ok := s.store.(pairKeeper); ok {
+			s.pairSvc.svc = k.PairService()
+			return
+		}
 		ps, ok := s.store.(pair.Store)
 		dir, hasDir := s.store.(interface{ Dir() string })
 		if ok && hasDir {

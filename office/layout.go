@@ -1,8 +1,9 @@
 // Package office holds the rules of the office view: what a layout is (a
 // grid of floor and wall tiles, the furniture standing on it, the named
 // areas painted on its floor), what makes one valid, the office that ships
-// with desk, and where a layout and the owner's seat choices are kept in
-// the data folder.
+// with desk, and the rules of keeping a layout and the owner's seat
+// choices (Store) in a Backend: files of the data folder for the embedded
+// desk (Folder), the database for the team server.
 //
 // The web page draws the office; it asks this package, through the HTTP
 // API, what it may draw. Every rule a saved layout obeys is here, in

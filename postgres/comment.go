@@ -44,7 +44,7 @@ func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (
 			return err
 		}
 		is = &after.Issue
-		return nil
+		return db.withClaim(ctx, tx, after)
 	})
 	if err != nil {
 		return nil, nil, err

@@ -129,7 +129,7 @@ func (db *DB) writeIssue(ctx context.Context, id string, fn func(tx *Tx, r *row)
 	if err != nil {
 		return nil, err
 	}
-	return &r.Issue, nil
+	return &r.Issue, db.withClaim(ctx, db.pool, r)
 }
 
 func (tx *Tx) updateIssue(r *row, f desk.IssueFields, actor string) error {
@@ -253,6 +253,9 @@ func (db *DB) Issue(ctx context.Context, id string) (*desk.IssueDetail, error) {
 	err := db.view(ctx, func(q querier) error {
 		r, from, err := resolve(ctx, q, id)
 		if err != nil {
+			return err
+		}
+		if err := db.withClaim(ctx, q, r); err != nil {
 			return err
 		}
 		if d, err = db.detail(ctx, q, r); err == nil {

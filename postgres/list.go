@@ -26,6 +26,9 @@ func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*des
 		if err != nil {
 			return err
 		}
+		if issues, err = db.withClaims(ctx, q, p.id, issues, f.Unclaimed); err != nil {
+			return err
+		}
 		var sr *searchResult
 		terms := desk.ParseSearch(f.Q)
 		if len(terms) > 0 {

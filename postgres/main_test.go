@@ -32,8 +32,13 @@ func serverURL() string {
 var testDB string
 
 // TestMain makes a fresh database for the package's tests and drops it
-// afterwards. A server that cannot be reached fails the run.
+// afterwards. A server that cannot be reached fails the run. With
+// DESK_TEST_CLAIM_RACER set the binary is a racer process instead (see
+// claimRacer).
 func TestMain(m *testing.M) {
+	if url := os.Getenv("DESK_TEST_CLAIM_RACER"); url != "" {
+		os.Exit(claimRacer(url, os.Getenv("DESK_TEST_HOLDER")))
+	}
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, serverURL())
 	if err != nil {

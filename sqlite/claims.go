@@ -54,8 +54,8 @@ func (db *DB) ClaimIssue(ctx context.Context, id, holder string, d time.Duration
 	if err != nil {
 		return nil, err
 	}
-	if d < time.Minute || d > time.Duration(desk.MaxClaimHours)*time.Hour {
-		return nil, desk.Errorf(desk.Invalid, "a claim lasts from a minute to 24 hours, not %s", d)
+	if err := desk.CheckClaimLength(d); err != nil {
+		return nil, err
 	}
 	var out *desk.Claim
 	err = db.update(ctx, func(tx *Tx) error {
@@ -64,8 +64,7 @@ func (db *DB) ClaimIssue(ctx context.Context, id, holder string, d time.Duration
 			return err
 		}
 		if desk.IsDone(r.Status) {
-			return desk.Errorf(desk.Conflict, "%s is %s: there is nothing to claim", r.ID, r.Status).
-				WithHint("pick an open issue: list_issues with unclaimed true")
+			return desk.ErrNothingToClaim(r.ID, r.Status)
 		}
 		before, err := claimOf(ctx, tx, r.rowid, tx.now)
 		if err != nil {
@@ -82,8 +81,7 @@ func (db *DB) ClaimIssue(ctx context.Context, id, holder string, d time.Duration
 			if cur == nil { // cannot be: the statement saw a claim in force
 				return fmt.Errorf("claim %s: refused with no claim in force", r.ID)
 			}
-			return desk.Errorf(desk.Conflict, "%s is claimed by %s until %s", r.ID, cur.Holder, cur.ExpiresAt).
-				WithHint("pick another issue (list_issues with unclaimed true), or wait until the claim expires")
+			return desk.ErrClaimed(cur)
 		}
 		if err != nil {
 			return err
@@ -92,7 +90,7 @@ func (db *DB) ClaimIssue(ctx context.Context, id, holder string, d time.Duration
 		if before != nil && before.Holder == holder {
 			return nil // a renewal: the timeline has the claim already
 		}
-		_, err = tx.activity(r, holder, "claimed", map[string]any{"holder": holder, "until": c.ExpiresAt})
+		_, err = tx.activity(r, holder, desk.ActClaimed, map[string]any{"holder": holder, "until": c.ExpiresAt})
 		return err
 	})
 	return out, err
@@ -110,19 +108,14 @@ func (db *DB) ReleaseIssue(ctx context.Context, id, holder string, force bool) (
 		if err != nil || cur == nil {
 			return err
 		}
-		if !force && cur.Holder != holder {
-			return desk.Errorf(desk.Conflict, "%s is claimed by %s until %s, not by %s", r.ID, cur.Holder, cur.ExpiresAt, holder).
-				WithHint("only the holder releases a claim; it ends by itself at its expiry")
+		if err := desk.CheckRelease(cur, holder, force); err != nil {
+			return err
 		}
 		if _, err := tx.exec(`DELETE FROM issue_claims WHERE issue_id = ?`, r.rowid); err != nil {
 			return err
 		}
 		out = cur
-		actor := holder
-		if actor == "" {
-			actor = "owner"
-		}
-		_, err = tx.activity(r, actor, "released", map[string]any{"holder": cur.Holder})
+		_, err = tx.activity(r, desk.ReleaseActor(holder), desk.ActReleased, map[string]any{"holder": cur.Holder})
 		return err
 	})
 	return out, err
@@ -142,16 +135,8 @@ func (db *DB) Claims(ctx context.Context, slug string) ([]*desk.Claim, error) {
 		}
 		return err
 	})
-	sortClaims(out)
+	desk.SortClaims(out)
 	return out, err
-}
-
-func sortClaims(cs []*desk.Claim) {
-	for i := 1; i < len(cs); i++ {
-		for j := i; j > 0 && (cs[j].ExpiresAt < cs[j-1].ExpiresAt || cs[j].ExpiresAt == cs[j-1].ExpiresAt && cs[j].Issue < cs[j-1].Issue); j-- {
-			cs[j], cs[j-1] = cs[j-1], cs[j]
-		}
-	}
 }
 
 // claimOf returns the claim in force on an issue at now, or nil.

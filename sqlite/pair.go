@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -59,9 +58,7 @@ func (db *DB) CreatePair(ctx context.Context, n pair.NewPair, by string) (*pair.
 		if pt.p, err = pt.load(ctx); err != nil {
 			return err
 		}
-		text := fmt.Sprintf("pair %s made for %s in %s: %s", pt.p.ID, strings.Join(n.Members, ", "), n.Folder, clipText(n.Task, 300))
-		if err := pt.Log(&pair.Event{Role: by, Kind: pair.EventCreated, Text: text,
-			Detail: map[string]any{"members": n.Members, "mode": n.Mode, "autonomy": n.Autonomy, "autonomy_source": n.AutonomySource, "writer": n.PinnedWriter}}); err != nil {
+		if err := pt.Log(pair.CreatedEvent(pt.p.ID, n, by)); err != nil {
 			return err
 		}
 		out = pt.p
@@ -658,20 +655,13 @@ func (pt *pairTx) AddNote(n *pair.NoteEntry) error {
 	return nil
 }
 
-// maxEventText bounds what the transcript keeps of an entry's text: a
-// letter's whole body stays in the mailbox, and the transcript is read
-// two hundred entries at a time.
-const maxEventText = 4000
-
 func (pt *pairTx) Log(e *pair.Event) error {
 	w, err := pt.writer()
 	if err != nil {
 		return err
 	}
 	e.Pair, e.At, e.Round = pt.p.ID, w.ts, pt.p.Round
-	if len(e.Text) > maxEventText {
-		e.Text = clipText(e.Text, maxEventText)
-	}
+	e.Text = pair.EventText(e.Text)
 	var detail any
 	if e.Detail != nil {
 		b, err := desk.MarshalNoHTML(e.Detail)
@@ -687,15 +677,4 @@ func (pt *pairTx) Log(e *pair.Event) error {
 	}
 	e.ID, _ = res.LastInsertId()
 	return w.feed(desk.Change{Project: pt.slug, Type: desk.ChangePair, ID: e.ID, Action: e.Kind, Actor: e.Role}, 0)
-}
-
-// clipText cuts s to at most n bytes at a rune boundary, marking the cut.
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

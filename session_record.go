@@ -116,7 +116,7 @@ type SessionView struct {
 	Bypass     bool     `json:"bypass"`
 	Profile    *string  `json:"profile"`
 	Hooks      string   `json:"hooks"`
-	Note       string   `json:"note,omitempty"`
+	Note       *string  `json:"note"`
 	UpdatedAt  string   `json:"updated_at"`
 	// Agent is the live state the agent's hooks report for this session
 	// (what GET /api/agents/{id} gives), or null.
@@ -129,7 +129,7 @@ func (s *Session) View(agent any) SessionView {
 	v := SessionView{ID: s.ID, Kind: s.Kind, Name: s.Name, Cwd: s.Cwd, Project: nonEmpty(s.Project),
 		Command: s.Command, Args: s.Args, PID: s.PID, State: s.State, ExitCode: s.ExitCode,
 		ExitReason: nonEmpty(s.ExitReason), StartedAt: FormatTime(s.StartedAt), ResumeID: nonEmpty(s.ResumeID),
-		Generation: s.Generation, Bypass: s.Bypass, Profile: nonEmpty(s.Profile), Hooks: s.Hooks, Note: s.Note,
+		Generation: s.Generation, Bypass: s.Bypass, Profile: nonEmpty(s.Profile), Hooks: s.Hooks, Note: nonEmpty(s.Note),
 		UpdatedAt: FormatTime(s.UpdatedAt), Agent: agent}
 	if v.Command == nil {
 		v.Command = []string{}

@@ -5,8 +5,9 @@
 // inside one read transaction, so writers are never blocked and never
 // half-seen), every attachment the database names, the repo links
 // (projects.json), the office's layout and seat choices (office.json,
-// office-seats.json) and a manifest with the row counts, the schema version
-// and the size and SHA-256 of every file. The search index is left out: it
+// office-seats.json), the pairs' patch files (pairs/<id>/patches) and a
+// manifest with the row counts, the schema version and the size and
+// SHA-256 of every file. The search index is left out: it
 // only copies other tables, and the first open of the restored desk
 // rebuilds it.
 //
@@ -27,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path"
@@ -38,6 +40,7 @@ import (
 	"desk"
 	"desk/link"
 	"desk/office"
+	"desk/pair"
 	"desk/sqlite"
 )
 
@@ -146,6 +149,18 @@ func Create(ctx context.Context, dataDir, out string) (*Manifest, error) {
 			}
 		}
 	}
+	// The pairs' patch files: the records name them, the critics' diffs
+	// are in them. One released meanwhile is gone from the records too.
+	patches, err := patchFiles(dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("backup: list the patch files: %w", err)
+	}
+	for _, rel := range patches {
+		err := add(rel, filepath.Join(dataDir, filepath.FromSlash(rel)), zip.Deflate)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("backup: add %s: %w", rel, err)
+		}
+	}
 	for _, rel := range stored {
 		// Screenshots are compressed already; storing them is faster and
 		// the zip is about as large as the attachments folder.
@@ -213,6 +228,26 @@ func addCode(dataDir string, add func(name, src string, method uint16) error) er
 		return nil
 	}
 	return err
+}
+
+// patchFiles returns the pairs' patch files under dataDir, relative to it
+// and slash separated.
+func patchFiles(dataDir string) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(pair.PatchRootIn(dataDir), func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		rel, err := filepath.Rel(dataDir, p)
+		if err == nil && safeName(filepath.ToSlash(rel)) {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	return out, err
 }
 
 // snapshot copies the database at src to dst with VACUUM INTO, which reads

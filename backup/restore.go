@@ -20,6 +20,7 @@ import (
 	"desk"
 	"desk/link"
 	"desk/office"
+	"desk/pair"
 	"desk/serverfile"
 	"desk/sqlite"
 )
@@ -120,6 +121,14 @@ func Restore(ctx context.Context, zipPath, dataDir string, o RestoreOptions) (*R
 	db, err := sqlite.Open(ctx, stage, sqlite.Options{NoCreate: true})
 	if err != nil {
 		return nil, fmt.Errorf("restore: open the restored desk: %w", err)
+	}
+	// The pairs' patches name their files by whole path: in the folder
+	// the backup was taken from, and from now on in this one.
+	if m.Source != "" {
+		if err := db.MovePatchFiles(ctx, pair.PatchRootIn(m.Source), pair.PatchRootIn(dataDir)); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("restore: move the patch files: %w", err)
+		}
 	}
 	if err := db.Close(); err != nil {
 		return nil, err

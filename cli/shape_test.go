@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,10 +68,15 @@ type shapeEnv struct {
 	problems []string
 }
 
-// json runs desk with --json and files the output's shape as answer.
+// json runs desk with --json (before the arguments after --, which are a
+// launched program's) and files the output's shape as answer.
 func (w *shapeEnv) json(answer string, args ...string) map[string]any {
 	w.t.Helper()
-	out := w.ok(append(args, "--json")...)
+	at := slices.Index(args, "--")
+	if at < 0 {
+		at = len(args)
+	}
+	out := w.ok(slices.Concat(args[:at], []string{"--json"}, args[at:])...)
 	var v any
 	if err := json.Unmarshal([]byte(out), &v); err != nil {
 		w.t.Fatalf("desk %s --json: not JSON: %v\n%s", strings.Join(args, " "), err, out)
@@ -130,6 +136,9 @@ func (w *shapeEnv) walk(full bool) {
 		w.json("send", "send", "--command", "/goto 1")
 		w.write("items.json", []byte(`[{"title": "imported"}]`))
 		w.json("import-json", "import-json", "items.json")
+		w.walkClaims(false)
+		w.walkPairs(false)
+		w.walkSessions(false)
 		w.reads()
 		return
 	}
@@ -168,6 +177,9 @@ func (w *shapeEnv) walk(full bool) {
 	w.write("items.json", []byte(`{"projects": [{"slug": "tools", "name": "Tools", "prefix": "TL"}, {"slug": "extra", "name": "Extra", "prefix": "EX"}],
 		"issues": [{"title": "imported", "project": "extra", "comments": [{"author": "owner", "text": "hi"}], "attachment_paths": ["shot.png"]}]}`))
 	w.json("import-json", "import-json", "items.json")
+	w.walkClaims(true)
+	w.walkPairs(true)
+	w.walkSessions(true)
 	w.reads()
 }
 
@@ -190,4 +202,5 @@ func (w *shapeEnv) reads() {
 	w.json("handoff diff", "handoff", "diff", "--project", "mygame")
 	w.json("build show", "build", "show", "--project", "mygame")
 	w.export()
+	w.readAreas()
 }

@@ -120,7 +120,7 @@ func (s *Server) view(rec *desk.Session) desk.SessionView {
 	t := s.opts.Terminals
 	if t.Agent != nil {
 		if a, ok := t.Agent(rec.ID); ok {
-			return rec.View(withoutRaw(a))
+			return rec.View(s.markManaged([]agent.Session{withoutRaw(a)})[0])
 		}
 	}
 	return rec.View(nil)
@@ -415,9 +415,9 @@ type kindInfo struct {
 	Kind      string `json:"kind"`
 	Title     string `json:"title"`
 	Found     bool   `json:"found"`
-	Path      string `json:"path,omitempty"`
-	Version   string `json:"version,omitempty"`
-	Problem   string `json:"problem,omitempty"`
+	Path      string `json:"path"`      // "" when not found
+	Version   string `json:"version"`   // "" when not found, or it printed none
+	Problem   string `json:"problem"`   // why it was not found, "" when it was
 	Approvals bool   `json:"approvals"` // the bypass box is shown
 	Resume    bool   `json:"resume"`
 	Profiles  bool   `json:"profiles"`
@@ -464,7 +464,7 @@ func (s *Server) sessionKinds(w http.ResponseWriter, r *http.Request, _ params) 
 	}
 	t := s.opts.Terminals
 	m := t.Manager
-	term := map[string]any{"enabled": !t.Disabled}
+	term := map[string]any{"enabled": !t.Disabled, "reason": nil}
 	if t.Disabled {
 		term["reason"] = "desk serve runs with --no-terminal"
 	}
@@ -521,7 +521,8 @@ func (s *Server) sessionKinds(w http.ResponseWriter, r *http.Request, _ params) 
 
 // markManaged writes agent sessions in their wire form, with
 // "managed": true and "session": its id added to those a managed session
-// launched (their hooks carry its DESK_SESSION_ID).
+// launched (their hooks carry its DESK_SESSION_ID), "managed": false and
+// "session": null to the others.
 func (s *Server) markManaged(list []agent.Session) []json.RawMessage {
 	out := make([]json.RawMessage, len(list))
 	t := s.opts.Terminals
@@ -531,7 +532,7 @@ func (s *Server) markManaged(list []agent.Session) []json.RawMessage {
 			id, _ := json.Marshal(a.Launch)
 			b = append(append(append(b[:len(b)-1], `,"managed":true,"session":`...), id...), '}')
 		} else {
-			b = append(b[:len(b)-1], `,"managed":false}`...)
+			b = append(b[:len(b)-1], `,"managed":false,"session":null}`...)
 		}
 		out[i] = b
 	}

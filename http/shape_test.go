@@ -15,6 +15,7 @@ import (
 	"desk/agent/live"
 	"desk/backup"
 	deskhttp "desk/http"
+	"desk/internal/deskbin"
 	"desk/internal/jsonshape"
 	"desk/internal/testdesk"
 	"desk/sqlite"
@@ -34,11 +35,17 @@ func TestEveryAnswerHasOneShape(t *testing.T) {
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 
-	empty := newShapeDesk(t, t.TempDir())
+	// The managed sessions' holders are the desk binary's.
+	deskBin := filepath.Join(t.TempDir(), "desk")
+	if err := deskbin.Build(deskBin); err != nil {
+		t.Fatal(err)
+	}
+
+	empty := newShapeDesk(t, t.TempDir(), deskBin)
 	empty.walk(false)
 
 	fullDir := t.TempDir()
-	full := newShapeDesk(t, fullDir)
+	full := newShapeDesk(t, fullDir, deskBin)
 	full.walk(true)
 
 	zip := filepath.Join(t.TempDir(), "desk.zip")
@@ -49,8 +56,9 @@ func TestEveryAnswerHasOneShape(t *testing.T) {
 	if _, err := backup.Restore(context.Background(), zip, restoredDir, backup.RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	restored := newShapeDesk(t, restoredDir)
+	restored := newShapeDesk(t, restoredDir, deskBin)
 	restored.reads()
+	keptByRestore(t, full, restored)
 
 	// Every route was walked on the empty desk and on the full one.
 	for _, w := range []*shapeDesk{empty, full} {
@@ -80,7 +88,9 @@ func TestEveryAnswerHasOneShape(t *testing.T) {
 // sameKinds are the places where different answers hold the same kind of
 // record, which names the same keys wherever it is: an issue's detail, a
 // project, a queued command, an agent session (only the answer about one
-// session adds its events).
+// session adds its events; a managed session's record holds that answer),
+// a managed session's record, a pair (its list and its detail add where
+// it stands), a claim, and a row of the change feed whatever its type.
 var sameKinds = [][]string{
 	{"GET /api/issues/{id}", "", "PATCH /api/issues/{id}", "", "POST /api/projects/{slug}/issues", "",
 		"POST /api/issues/{id}/comments", "issue", "POST /api/issues/{id}/merge", "issue", "POST /api/issues/{id}/unmerge", "issue",
@@ -91,6 +101,16 @@ var sameKinds = [][]string{
 	{"GET /api/agents", "agents[]", "GET /api/agents/{id}", "-events"},
 	{"GET /api/projects/{slug}/issues", "issues[]", "GET /api/projects/{slug}/issues summary", "issues[]+body+plan",
 		"GET /api/projects/{slug}/issues q", "issues[]-match"},
+	{"GET /api/sessions", "sessions[]", "GET /api/sessions/{id}", "", "POST /api/sessions", "", "PATCH /api/sessions/{id}", "",
+		"DELETE /api/sessions/{id}", "", "POST /api/sessions/{id}/resume", ""},
+	{"GET /api/agents/{id}", "", "GET /api/sessions/{id}", "agent", "GET /api/sessions", "sessions[].agent"},
+	{"GET /api/projects/{slug}/pairs", "pairs[]", "GET /api/pairs/{id}", "", "POST /api/pairs/{id}/ok", "+state", "POST /api/pairs/{id}/stop", "+state"},
+	{"GET /api/projects/{slug}/claims", "claims[]", "POST /api/issues/{id}/claim", "", "DELETE /api/issues/{id}/claim", "claim",
+		"GET /api/issues/{id}", "claim", "GET /api/projects/{slug}/issues", "issues[].claim"},
+	// A feed row names the same keys whatever its type.
+	{"GET /api/events change", "changes[]", "GET /api/events change office", "changes[]", "GET /api/events change pair", "changes[]",
+		"GET /api/events change session", "changes[]", "GET /api/projects/{slug}/events change", "changes[]",
+		"GET /api/projects/{slug}/events change pair", "changes[]", "GET /api/projects/{slug}/events change session", "changes[]"},
 }
 
 // sameKeys checks that every place of kind (pairs of answer and path; a
@@ -135,25 +155,32 @@ func sameKeys(t *testing.T, w *shapeDesk, kind []string) {
 // gathered by route.
 type shapeDesk struct {
 	*client
-	name     string
-	srv      *deskhttp.Server
-	db       *sqlite.DB
-	dir      string
-	hookKey  string
-	hit      map[string]bool
-	shapes   jsonshape.Set // by answer: route and variant
-	problems []string
+	name    string
+	srv     *deskhttp.Server
+	db      *sqlite.DB
+	dir     string
+	hookKey string
+	// termToken is the terminal token of the data folder.
+	termToken string
+	hit       map[string]bool
+	shapes    jsonshape.Set // by answer: route and variant
+	problems  []string
 }
 
-func newShapeDesk(t *testing.T, dir string) *shapeDesk {
+func newShapeDesk(t *testing.T, dir, deskBin string) *shapeDesk {
 	t.Helper()
 	var svc *live.Service
+	var stop func()
+	w := &shapeDesk{client: &client{t: t}, dir: dir, hit: map[string]bool{}, shapes: jsonshape.Set{}}
 	d := testdesk.StartWith(t, dir, func(db *sqlite.DB) deskhttp.Options {
 		svc = live.New(db, live.Options{DataDir: dir, Tick: 20 * time.Millisecond})
-		return deskhttp.Options{Agents: svc}
+		term, s := terminals(w, db, dir, deskBin, svc)
+		stop = s
+		return deskhttp.Options{Agents: svc, Terminals: term}
 	})
-	return &shapeDesk{client: &client{t: t, base: d.URL}, srv: d.Server, db: d.DB, dir: dir, hookKey: svc.Token(),
-		hit: map[string]bool{}, shapes: jsonshape.Set{}}
+	t.Cleanup(stop) // nothing a walk launched outlives the test
+	w.base, w.srv, w.db, w.hookKey = d.URL, d.Server, d.DB, svc.Token()
+	return w
 }
 
 // call sends a request, checks its status and files its answer's shape
@@ -225,8 +252,10 @@ func (w *shapeDesk) fileEvent(answer, data string) {
 
 // walk answers every route. A full walk fills every field it can: a
 // project with a build, issues of every kind with places, plans, comments,
-// verdicts, files, children and merges, a handoff, queued commands and
-// agent sessions working on issues. An empty walk asks the same of a desk
+// verdicts, files, children and merges, a handoff, queued commands, agent
+// sessions working on issues, an office with an area and seat choices,
+// claims, a pair with one of everything and a stopped one, and managed
+// sessions running, exited and resumed, one with an agent reporting. An empty walk asks the same of a desk
 // that holds as little as each answer allows.
 func (w *shapeDesk) walk(full bool) {
 	w.t.Helper()
@@ -269,6 +298,10 @@ func (w *shapeDesk) walk(full bool) {
 		w.call("", 200, "POST", "/api/projects/mygame/handoff", `{"markdown": "x"}`)
 		w.hook("claude", `{"session_id":"s1","hook_event_name":"SessionStart","cwd":"/src"}`)
 		w.get("", "/api/agents/s1")
+		w.walkOffice(false)
+		w.walkClaims(false)
+		w.walkPairs(false)
+		w.walkSessions(false)
 		w.call("", 200, "DELETE", "/api/issues/MG-2", "")
 		w.reads()
 		return
@@ -353,6 +386,10 @@ func (w *shapeDesk) walk(full bool) {
 	} else if _, ok := a["tool"]; !ok {
 		w.t.Errorf("a thinking session's activity has no tool key: %v", a)
 	}
+	w.walkOffice(true)
+	w.walkClaims(true)
+	w.walkPairs(true)
+	w.walkSessions(true)
 	w.get("", "/api/issues/MG-4") // merged into MG-2: its detail, redirected
 	w.reads()
 }
@@ -394,4 +431,5 @@ func (w *shapeDesk) reads() {
 			w.get("", "/api/issues/"+id)
 		}
 	}
+	w.readAreas()
 }

@@ -14,12 +14,12 @@ import (
 // MemberState is a roster entry as pair_state shows it.
 type MemberState struct {
 	Role     string  `json:"role"`
-	Of       string  `json:"of,omitempty"`
-	Writer   bool    `json:"writer,omitempty"`
+	Of       string  `json:"of"`
+	Writer   bool    `json:"writer"`
 	Live     bool    `json:"live"`
 	LastSeen *string `json:"last_seen"`
-	Left     bool    `json:"left,omitempty"`
-	Session  string  `json:"session,omitempty"`
+	Left     bool    `json:"left"`
+	Session  string  `json:"session"`
 	Unread   int     `json:"unread"`
 }
 
@@ -36,7 +36,7 @@ type StateAnswer struct {
 	Autonomy  string        `json:"autonomy"`
 	Round     int           `json:"round"`
 	Writer    string        `json:"writer"`
-	Rationale string        `json:"writer_rationale,omitempty"`
+	Rationale string        `json:"writer_rationale"`
 	Status    string        `json:"status"`
 	Members   []MemberState `json:"members"`
 	Unread    int           `json:"unread"`

@@ -2,6 +2,7 @@ package pair
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"desk"
@@ -17,9 +18,9 @@ type Event struct {
 	At     string `json:"at"`
 	Role   string `json:"role"` // who acted: a role, "owner" or "pilot"
 	Kind   string `json:"kind"` // see the Event kinds
-	Rule   string `json:"rule,omitempty"`
+	Rule   string `json:"rule"` // the rule a refusal names, "" for other kinds
 	Text   string `json:"text"`
-	Detail any    `json:"detail,omitempty"` // JSON object with the kind's particulars
+	Detail any    `json:"detail"` // JSON object with the kind's particulars, null for none
 }
 
 // Event kinds.
@@ -112,9 +113,9 @@ type Task struct {
 	Round    int     `json:"round"`
 	AddedBy  string  `json:"added_by"`
 	AddedAt  string  `json:"added_at"`
-	ClosedBy string  `json:"closed_by,omitempty"`
-	ClosedAt *string `json:"closed_at,omitempty"`
-	Reason   string  `json:"reason,omitempty"`
+	ClosedBy string  `json:"closed_by"` // "" while open
+	ClosedAt *string `json:"closed_at"`
+	Reason   string  `json:"reason"` // why it was dropped
 }
 
 // Patch states.
@@ -136,15 +137,26 @@ type Patch struct {
 	State      string   `json:"state"`
 	Round      int      `json:"round"`
 	Summary    string   `json:"summary"`
-	Seal       string   `json:"sha256,omitempty"`
-	Size       int      `json:"size,omitempty"`
-	Files      []string `json:"files,omitempty"` // the paths the diff changes
-	Note       string   `json:"note,omitempty"`
+	Seal       string   `json:"sha256"` // "" until sealed
+	Size       int      `json:"size"`
+	Files      []string `json:"files"` // the paths the diff changes; [] until sealed
+	Note       string   `json:"note"`
 	ReservedAt string   `json:"reserved_at"`
-	SealedAt   *string  `json:"sealed_at,omitempty"`
-	VerifiedAt *string  `json:"verified_at,omitempty"`
-	DoneAt     *string  `json:"done_at,omitempty"` // applied, failed or released
-	Reported   bool     `json:"-"`                 // the supervisor said nobody applied it
+	SealedAt   *string  `json:"sealed_at"`
+	VerifiedAt *string  `json:"verified_at"`
+	DoneAt     *string  `json:"done_at"` // applied, failed or released
+	Reported   bool     `json:"-"`       // the supervisor said nobody applied it
+}
+
+// MarshalJSON writes the patch with files a list even before its diff is
+// written, so that a patch names the same keys in every state.
+func (p Patch) MarshalJSON() ([]byte, error) {
+	type wire Patch
+	w := wire(p)
+	if w.Files == nil {
+		w.Files = []string{}
+	}
+	return json.Marshal(w)
 }
 
 // pending reports whether the patch blocks closing its round: sealed (or

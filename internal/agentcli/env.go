@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"desk/internal/reap"
 )
 
 // MCPServer is a stdio MCP server entry, as every CLI's config knows it.
@@ -95,6 +97,9 @@ func newSandbox(t testing.TB) Sandbox {
 	if err != nil {
 		t.Fatalf("agentcli: %v", err)
 	}
+	// Whatever the CLIs start and leave running (Codex's app-server
+	// daemon) goes with the test.
+	reap.Under(t, root)
 	s := Sandbox{Root: root, Home: filepath.Join(root, "home"), Dir: filepath.Join(root, "project"), Env: map[string]string{}}
 	for _, d := range []string{s.Home, s.Dir, s.XDG("XDG_CONFIG_HOME"), s.XDG("XDG_DATA_HOME"), s.XDG("XDG_CACHE_HOME"), s.XDG("XDG_STATE_HOME")} {
 		mustMkdir(t, d)

@@ -69,6 +69,11 @@ export async function getVersioned(url, etag, options = {}) {
   return { data: await res.json(), etag: tag, unchanged: false };
 }
 
+/** GET whatever the server answers (bytes, text), as the Response; errors as for getJSON. */
+export function getRaw(url, options = {}) {
+  return request('GET', url, options);
+}
+
 export async function postJSON(url, body, options = {}) {
   const res = await request('POST', url, { ...options, body });
   return res.status === 204 ? null : res.json();

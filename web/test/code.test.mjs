@@ -56,6 +56,7 @@ test('an overlap card names both authors and what they both change', () => {
   assert.equal(one.key, 'c1/c2');
   const many = overlapCard({ a: side('c1', 'x'), b: side('c2', 'y'), shared: ['a', 'b', 'c'] });
   assert.equal(many.title, 'x and y both change 3 paths');
+  assert.equal(overlapCard({ a: side('c1', 'x'), b: side('c2', 'x'), shared: ['a'] }).title, 'Two open changes of x touch a');
 });
 
 test('paths: crumbs from the root, the parent folder, folders before files', () => {

@@ -103,7 +103,7 @@ export class TopBar {
     this.navSignature = signature;
     const links = [];
     if (slug) {
-      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair && !route.office ? 'page' : null }, 'Issues'));
+      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair && !route.office && !route.code ? 'page' : null }, 'Issues'));
       links.push(h('a', { href: `#/${slug}/~handoff`, 'aria-current': route.handoff ? 'page' : null }, 'Handoff'));
       links.push(h('a', { href: `#/${slug}/~pair`, 'aria-current': route.pair ? 'page' : null, title: 'The agents pairing on this project' }, 'Pair'));
     }

@@ -118,9 +118,11 @@ export function overlapCard(pair) {
   const sides = [pair.a, pair.b];
   const shared = pair.shared || [];
   const what = shared.length === 1 ? shared[0] : `${shared.length} paths`;
+  const a = authorName(pair.a.author);
+  const b = authorName(pair.b.author);
   return {
     key: `${pair.a.change}/${pair.b.change}`,
-    title: `${authorName(pair.a.author)} and ${authorName(pair.b.author)} both change ${what}`,
+    title: a === b ? `Two open changes of ${a} touch ${what}` : `${a} and ${b} both change ${what}`,
     shared,
     sides,
   };

@@ -246,7 +246,8 @@ export class CodeView {
       e.rebased ? h('span', { class: 'badge', title: 'main had moved: the server merged it onto main as a new change' }, 'merged on main') : null,
       h('span', { class: 'code-meta muted' },
         h('span', { class: 'code-author', title: e.author }, authorName(e.author)), ' · ',
-        h('time', { datetime: e.landed_at, title: `landed ${formatDateTime(e.landed_at)} by ${e.landed_by}` }, timeAgo(e.landed_at))));
+        // The change's own time: an imported history lands all at once.
+        h('time', { datetime: e.time, title: `written ${formatDateTime(e.time)}, landed ${formatDateTime(e.landed_at)} by ${e.landed_by}` }, timeAgo(e.time))));
   }
 
   async older(button) {

@@ -113,7 +113,7 @@ func NewServer(store Store, o Options) *Server {
 		}
 		files = sub
 	}
-	s.assets = newAssets(files, s.token)
+	s.assets = newAssets(files, s.token, o.Code != nil && o.Identities != nil)
 	s.hub = newHub()
 	s.router = s.routes()
 	return s

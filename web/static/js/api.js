@@ -19,6 +19,11 @@ export function pageToken() {
   return document.querySelector('meta[name="desk-token"]')?.content || '';
 }
 
+/** True when this desk serves code (the /v1 routes); the server says so in the page. */
+export function servesCode() {
+  return document.querySelector('meta[name="desk-code"]')?.content === 'on';
+}
+
 async function errorOf(res) {
   let message = `${res.status} ${res.statusText}`;
   try {

@@ -12,7 +12,7 @@
 // the rows are on screen, see LATER_MODULES); each part draws itself when it
 // is there.
 
-import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort, Latest, takeEarlyList } from './api.js';
+import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort, Latest, takeEarlyList, servesCode } from './api.js';
 import { parseRoute, formatRoute } from './router.js';
 import { prefs } from './prefs.js';
 import { defaultFilters, cleanFilters, listQuery, viewLimit, FIRST_PAGE } from './list-query.js';
@@ -192,7 +192,7 @@ export class DeskApp {
         shownChange: () => this.project?.last_change,
       });
       this.live.follow(this.route.agents || this.route.office || this.route.code ? null : this.slug);
-      this.loadCodeStrip();
+      if (servesCode()) this.loadCodeStrip();
     });
   }
 

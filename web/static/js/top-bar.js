@@ -4,6 +4,7 @@
 import { h, replaceChildren, icon } from './dom.js';
 import { cycleTheme, themeLabel } from './theme.js';
 import { codeHash } from './router.js';
+import { servesCode } from './api.js';
 
 const SEARCH_DEBOUNCE_MS = 160;
 
@@ -114,7 +115,7 @@ export class TopBar {
       title: waiting ? `Agents: ${needYou} (a)` : 'Every agent session on this machine (a)',
     }, 'Agents', waiting ? [h('span', { class: 'nav-count', 'aria-hidden': 'true' }, String(waiting)), h('span', { class: 'visually-hidden' }, `, ${needYou}`)] : null));
     links.push(h('a', { href: '#/~office', 'aria-current': route.office ? 'page' : null, title: 'The agents at work, as an office' }, 'Office'));
-    links.push(h('a', { href: codeHref, 'aria-current': route.code ? 'page' : null, title: 'The code: log, files, diffs, blame and overlaps' }, 'Code'));
+    if (servesCode()) links.push(h('a', { href: codeHref, 'aria-current': route.code ? 'page' : null, title: 'The code: log, files, diffs, blame and overlaps' }, 'Code'));
     replaceChildren(this.nav, links);
   }
 

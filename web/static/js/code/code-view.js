@@ -5,7 +5,7 @@
 // stream: a new landing shows at the top of the log without a reload.
 
 import { h, replaceChildren } from '../dom.js';
-import { isAbort, Latest } from '../api.js';
+import { isAbort, Latest, servesCode } from '../api.js';
 import { codeHash } from '../router.js';
 import { timeAgo, formatDateTime, formatBytes, plural } from '../format.js';
 import { codeJSON, codeBytes, codePaths, listRepos } from './code-api.js';
@@ -48,6 +48,11 @@ export class CodeView {
     const same = this.route && JSON.stringify(this.route) === JSON.stringify(code);
     this.route = code;
     if (same) return;
+    if (!servesCode()) {
+      replaceChildren(this.el, this.frame(h('div', { class: 'empty-state' }, h('h2', null, 'This desk serves no code'),
+        h('p', null, 'It runs with no object store for code. The desk on this machine (desk serve) keeps code in its data folder.'))));
+      return;
+    }
     if (!code.repo) {
       this.loadRepos();
       return;

@@ -18,8 +18,10 @@ import {
 const LIVE_MS = 40;
 // How long a landing that arrived live stays highlighted.
 const FRESH_MS = 2600;
-// The most lines of one file's diff drawn; the rest is counted.
+// The most lines of one file's diff drawn, and of a whole diff; the rest
+// is counted (a merge of a long-lived branch can touch thousands of files).
 const DIFF_LINES = 2000;
+const DIFF_TOTAL_LINES = 20000;
 // The most lines of a file drawn in the browser; the rest is counted.
 const FILE_LINES = 20000;
 
@@ -127,6 +129,7 @@ export class CodeView {
       ]);
       if (!req.current()) return;
       this.overlaps = overlaps.overlaps || [];
+      this.shownHead = repo.head;
       replaceChildren(this.el, this.frame(this.header(code, repo), this.overlapBox(code.repo), body));
     } catch (err) {
       if (isAbort(err) || !req.current()) return;
@@ -176,6 +179,11 @@ export class CodeView {
         entries = page.entries || [];
       }
       if (!req.current() || this.route !== code) return;
+      // A file or a blame at main reads main again once it moved.
+      if ((code.view === 'files' || code.view === 'blame') && code.at === 'main' && repo.head !== this.shownHead) {
+        this.load();
+        return;
+      }
       this.overlaps = overlaps.overlaps || [];
       this.el.querySelector('.code-head')?.replaceWith(this.header(code, repo));
       this.el.querySelector('.code-overlaps')?.replaceWith(this.overlapBox(code.repo));
@@ -401,6 +409,7 @@ export class CodeView {
     if (!files.length) return h('p', { class: 'muted' }, 'No file differs from the first parent.');
     const added = files.reduce((n, f) => n + f.added, 0);
     const removed = files.reduce((n, f) => n + f.removed, 0);
+    let budget = DIFF_TOTAL_LINES;
     return h('section', { class: 'code-diff', 'aria-label': 'The diff against the first parent' },
       h('p', { class: 'muted' }, `${plural(files.length, 'file')} changed, +${added} −${removed} against the first parent`),
       files.map((f) => h('section', { class: `diff-file diff-${f.status}`, dataset: { path: f.path } },
@@ -408,11 +417,16 @@ export class CodeView {
           f.status === 'deleted' ? h('code', null, f.path) : h('a', { href: codeHash({ repo, view: 'files', at, path: f.path }) }, h('code', null, f.path)),
           h('span', { class: 'muted' }, ` ${f.status === 'modified' ? '' : f.status + ' · '}`),
           h('span', { class: 'diff-add' }, `+${f.added}`), ' ', h('span', { class: 'diff-del' }, `−${f.removed}`)),
-        f.binary ? h('p', { class: 'muted' }, 'A binary file.') : this.diffTable(f))));
+        f.binary ? h('p', { class: 'muted' }, 'A binary file.') : this.diffTable(f, () => {
+          const n = Math.max(0, Math.min(DIFF_LINES, f.lines.length, budget));
+          budget -= n;
+          return n;
+        }))));
   }
 
-  diffTable(f) {
-    const shown = f.lines.slice(0, DIFF_LINES);
+  // A file's lines: as many as take() allows of what is left to draw.
+  diffTable(f, take) {
+    const shown = f.lines.slice(0, take());
     const sign = { add: '+', del: '-', ctx: ' ' };
     return [
       h('table', { class: 'diff-lines' }, h('tbody', null, shown.map((l) => (l.type === 'hunk'

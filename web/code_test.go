@@ -13,6 +13,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"desk"
 	"desk/code"
 	"desk/code/folderstore"
 	deskhttp "desk/http"
@@ -225,7 +226,11 @@ func TestTheCodeViewShowsTheLogFilesBlameDiffAndOverlaps(t *testing.T) {
 	// Its open change is gone, and so is the overlap.
 	p.waitFor("the overlap gone", `document.querySelectorAll('.overlap-card').length === 0`)
 
-	// The issue the change was for lists its landing, linked back.
+	// The issue the change was for lists its landing, linked back, and a
+	// plan step that carries the change as its commit links to it.
+	if _, err := c.DB.SetPlan(context.Background(), c.Check, []desk.Step{{Text: "round the tips", State: desk.StepDone, Commit: fix.String()}, {Text: "elsewhere", Commit: "abc1234"}}, nil, "agent-lava"); err != nil {
+		t.Fatal(err)
+	}
 	p.click(`.code-entry[data-change="` + fix.String() + `"] a.intent`)
 	p.waitDetail(c.Check)
 	p.waitFor("the issue's landings", `!!document.querySelector('.landings')`)
@@ -237,6 +242,12 @@ func TestTheCodeViewShowsTheLogFilesBlameDiffAndOverlaps(t *testing.T) {
 	}
 	if got := eval[string](p, `document.querySelector('.landings a.code-change').getAttribute('href')`); got != "#/~code/acme/game/change/"+fix.String() {
 		t.Errorf("the landing links to %q", got)
+	}
+	if got := eval[string](p, `document.querySelector('.steps li:nth-child(1) a.step-commit')?.getAttribute('href') || ''`); got != "#/~code/acme/game/change/"+fix.String() {
+		t.Errorf("the step's commit links to %q, want its change", got)
+	}
+	if n := eval[int](p, `document.querySelectorAll('.steps li:nth-child(2) a.step-commit').length`); n != 0 {
+		t.Error("a commit that is no landing of the issue is a link")
 	}
 	if got := eval[string](p, `[...document.querySelectorAll('.timeline .entry-line')].map((e) => e.textContent.replace(/\s+/g, ' ')).find((t) => t.includes('landed')) || ''`); !strings.Contains(got, "landed "+fix.Short()+" on acme/game main: lava: round the tips") {
 		t.Errorf("the timeline's landing reads %q", got)

@@ -35,7 +35,7 @@ type codeSample struct {
 	agents map[string]*deskhttp.CodeClient
 }
 
-func startCodeSample(t *testing.T) *codeSample {
+func startCodeSample(t testing.TB) *codeSample {
 	t.Helper()
 	var svc *code.Service
 	var ids *identity.Service
@@ -70,7 +70,7 @@ func startCodeSample(t *testing.T) *codeSample {
 // send builds a change of files on parents by author (the owner or one of
 // the agents), uploads the objects the server lacks, and indexes it from a
 // work folder (none when workspace is empty), as desk change does.
-func (c *codeSample) send(t *testing.T, author string, files map[string]string, message string, intents []string, workspace string, parents ...code.ID) code.ID {
+func (c *codeSample) send(t testing.TB, author string, files map[string]string, message string, intents []string, workspace string, parents ...code.ID) code.ID {
 	t.Helper()
 	ctx := context.Background()
 	client := c.client
@@ -122,7 +122,7 @@ func (c *codeSample) send(t *testing.T, author string, files map[string]string, 
 	return ch.ID
 }
 
-func (c *codeSample) land(t *testing.T, id code.ID) {
+func (c *codeSample) land(t testing.TB, id code.ID) {
 	t.Helper()
 	if res, err := c.client.Land(context.Background(), id); err != nil || res.Result != "landed" {
 		t.Fatalf("land %s = %+v, %v", id.Short(), res, err)

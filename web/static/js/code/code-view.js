@@ -14,8 +14,9 @@ import {
   shortId, firstLine, authorName, diffFiles, blameRuns, crumbs, parentPath, sortEntries, textOf, numberedLines,
 } from './code-model.js';
 
-// Live rows that arrive together are read together.
-const LIVE_MS = 40;
+// Live rows that arrive together are read together (the live updates
+// batch them already; this joins the batches of one task).
+const LIVE_MS = 0;
 // How long a landing that arrived live stays highlighted.
 const FRESH_MS = 2600;
 // The most lines of one file's diff drawn, and of a whole diff; the rest
@@ -169,15 +170,14 @@ export class CodeView {
     }
     const req = this.liveReq.begin();
     try {
-      const [repo, overlaps] = await Promise.all([
+      // The log's newest page is read beside the head: one round trip.
+      const onLog = code.view === 'log' && this.log;
+      const [repo, overlaps, page] = await Promise.all([
         this.readRepo(code.repo, req.signal),
         codeJSON(codePaths.overlaps(code.repo), { signal: req.signal }),
+        onLog ? codeJSON(codePaths.log(code.repo), { signal: req.signal }) : null,
       ]);
-      let entries = null;
-      if (code.view === 'log' && this.log && repo.head !== this.log.head) {
-        const page = await codeJSON(codePaths.log(code.repo), { signal: req.signal });
-        entries = page.entries || [];
-      }
+      const entries = page && repo.head !== this.log.head ? page.entries || [] : null;
       if (!req.current() || this.route !== code) return;
       // A file or a blame at main reads main again once it moved.
       if ((code.view === 'files' || code.view === 'blame') && code.at === 'main' && repo.head !== this.shownHead) {

@@ -195,6 +195,10 @@ func TestTheCodeViewShowsTheLogFilesBlameDiffAndOverlaps(t *testing.T) {
 		t.Errorf("the change's card lacks its message's body or its parent:\n%s", got)
 	}
 
+	// The first change shows its files, having no parent to compare with.
+	p.click(`.code-change-card a.code-change[href$="` + base.String() + `"]`)
+	p.waitFor("the first change", `!!document.querySelector('.code-change-card[data-change="`+base.String()+`"]') && [...document.querySelectorAll('.code-folder a')].map((a) => a.textContent).join(',') === 'src/,README.md'`)
+
 	// The files at main, a file, and its blame.
 	p.click(`.code-tabs a[href$="/files/main"]`)
 	p.waitFor("the root folder", `[...document.querySelectorAll('.code-folder a')].map((a) => a.textContent).join(',') === 'src/,README.md'`)

@@ -382,9 +382,13 @@ export class CodeView {
     const ch = await codeJSON(codePaths.change(code.repo, code.change), { signal });
     const parent = ch.parents?.[0];
     let diff = null;
+    let root = null;
     if (parent) {
       const { bytes } = await codeBytes(codePaths.diff(code.repo, parent, ch.id), { signal });
       diff = diffFiles(new TextDecoder().decode(bytes));
+    } else {
+      // A first change has nothing to compare with: its root folder instead.
+      root = await codeJSON(codePaths.files(code.repo, ch.id, ''), { signal });
     }
     const repo = code.repo;
     const [subject, ...rest] = String(ch.message || '').split('\n');
@@ -402,7 +406,11 @@ export class CodeView {
           ? ch.parents.map((p, i) => [i ? ', ' : null, h('a', { class: 'code-change', href: codeHash({ repo, view: 'change', change: p }) }, shortId(p))])
           : 'none: the first change')),
       h('a', { class: 'button small', href: codeHash({ repo, view: 'files', at: ch.id }) }, 'Browse the files at this change'));
-    return h('div', { class: 'code-body' }, card, diff ? this.diffBox(diff, repo, ch.id) : null);
+    return h('div', { class: 'code-body' }, card,
+      diff ? this.diffBox(diff, repo, ch.id) : null,
+      root ? h('section', { class: 'code-diff', 'aria-label': 'The files of the first change' },
+        h('p', { class: 'muted' }, 'The first change: every file is new. Its root folder:'),
+        this.folder({ repo, view: 'files', at: ch.id, path: '' }, root)) : null);
   }
 
   diffBox(files, repo, at) {

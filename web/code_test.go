@@ -209,6 +209,11 @@ func TestTheCodeViewShowsTheLogFilesBlameDiffAndOverlaps(t *testing.T) {
 	if got := eval[string](p, `document.querySelector('.code-text .ln').textContent`); got != "1\n2\n3\n4" {
 		t.Errorf("the line numbers are %q", got)
 	}
+	// The file's history: the landings that changed it.
+	p.click(`.code-file-actions a[href$="/history/src/lava.go"]`)
+	p.waitFor("the file's history", `[...document.querySelectorAll('.code-entry')].map((e) => e.dataset.change).join(',') === '`+fix.String()+","+base.String()+`'`)
+	p.click(`.code-crumbs a[href$="/files/main/src/lava.go"]`)
+	p.waitFor("the file again", `!!document.querySelector('.code-text .src')`)
 	p.click(`.code-file-head a[href*="/blame/main/src/lava.go"]`)
 	p.waitFor("the blame", `document.querySelectorAll('.code-blame tr').length > 0`)
 	got := eval[string](p, `[...document.querySelectorAll('.code-blame tr')].map((r) => r.dataset.change.slice(0, 12) + ':' + r.querySelector('.ln').textContent.replace(/\n/g, ' ')).join(',')`)

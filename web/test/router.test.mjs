@@ -49,8 +49,9 @@ test('the Code view names a repository and its log, a folder or file, a blame or
   assert.deepEqual(parseRoute(`#/~code/acme/game/files/${id}/src/a%20b.go`), code({ view: 'files', at: id, path: 'src/a b.go' }));
   assert.deepEqual(parseRoute('#/~code/acme/game/blame/main/README.md'), code({ view: 'blame', path: 'README.md' }));
   assert.deepEqual(parseRoute(`#/~code/acme/game/change/${id}`), code({ view: 'change', change: id }));
+  assert.deepEqual(parseRoute('#/~code/acme/game/history/src/a.go'), code({ view: 'history', path: 'src/a.go' }));
   for (const hash of ['#/~code', '#/~code/acme/game', '#/~code/acme/game/files/main', `#/~code/acme/game/files/${id}/src/a%20b.go`,
-    '#/~code/acme/game/blame/main/README.md', `#/~code/acme/game/change/${id}`]) {
+    '#/~code/acme/game/blame/main/README.md', `#/~code/acme/game/change/${id}`, '#/~code/acme/game/history/src/a.go']) {
     assert.equal(formatRoute(parseRoute(hash)), hash);
   }
   assert.equal(codeHash({ repo: 'acme/game', view: 'files', at: 'main', path: 'a#b/c?d' }), '#/~code/acme/game/files/main/a%23b/c%3Fd');
@@ -62,6 +63,8 @@ test('a bad part of a Code address leaves the view at what comes before it', () 
   assert.deepEqual(parseRoute('#/~code/acme/game/files/HEAD/a').code, log);
   assert.deepEqual(parseRoute('#/~code/acme/game/files/main/../etc').code, log);
   assert.deepEqual(parseRoute('#/~code/acme/game/blame/main').code, { ...log, view: 'files' });
+  assert.deepEqual(parseRoute('#/~code/acme/game/history').code, log);
+  assert.deepEqual(parseRoute('#/~code/acme/game/history/../x').code, log);
   assert.equal(parseRoute('#/~code/acme').code.repo, null);
   assert.equal(parseRoute('#/~code/a b/game').code.repo, null);
 });

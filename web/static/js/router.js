@@ -1,8 +1,8 @@
 // Hash routes: #/<project>, #/<project>/<ISSUE-ID>, #/<project>/~handoff,
 // #/<project>/~pair (and ~pair/<pair id>), #/~agents, #/~agents/<session id>,
 // #/~office and the Code view: #/~code (the repositories),
-// #/~code/<owner>/<repo> (its log), .../files/<at>/<path>, .../blame/<at>/<path>
-// and .../change/<id>. Everything else is the start page.
+// #/~code/<owner>/<repo> (its log), .../files/<at>/<path>, .../blame/<at>/<path>,
+// .../history/<path> and .../change/<id>. Everything else is the start page.
 
 /**
  * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null, pair: boolean, pairId: string|null, office: boolean, code: CodeRoute|null}} Route
@@ -10,7 +10,7 @@
  */
 
 /**
- * @typedef {{repo: string|null, view: 'log'|'files'|'blame'|'change', at: string, path: string, change: string|null}} CodeRoute
+ * @typedef {{repo: string|null, view: 'log'|'files'|'blame'|'history'|'change', at: string, path: string, change: string|null}} CodeRoute
  * repo: owner/name, null for the list of repositories; at: main or a change id
  */
 
@@ -71,7 +71,10 @@ function parseCode(parts) {
   if (parts.length < 2 || !REPO_NAME.test(parts[0]) || !REPO_NAME.test(parts[1])) return code;
   code.repo = `${parts[0]}/${parts[1]}`;
   const [view, at, ...rest] = parts.slice(2);
-  if (view === 'change' && CHANGE_ID.test(at || '')) {
+  if (view === 'history' && at && [at, ...rest].every(PATH_PART)) {
+    code.view = 'history';
+    code.path = [at, ...rest].join('/');
+  } else if (view === 'change' && CHANGE_ID.test(at || '')) {
     code.view = 'change';
     code.change = at;
   } else if ((view === 'files' || view === 'blame') && (at === 'main' || CHANGE_ID.test(at || '')) && rest.every(PATH_PART)) {
@@ -89,6 +92,7 @@ export function codeHash(code) {
   const [owner, name] = code.repo.split('/');
   let hash = `#/~code/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
   if (code.view === 'change' && code.change) return `${hash}/change/${code.change}`;
+  if (code.view === 'history' && code.path) return `${hash}/history/${code.path.split('/').map(encodeURIComponent).join('/')}`;
   if (code.view === 'files' || code.view === 'blame') {
     hash += `/${code.view}/${code.at || 'main'}`;
     if (code.path) hash += `/${code.path.split('/').map(encodeURIComponent).join('/')}`;

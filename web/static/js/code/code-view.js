@@ -154,6 +154,8 @@ export class CodeView {
         return this.readBlame(code, signal);
       case 'change':
         return this.readChange(code, signal);
+      case 'history':
+        return this.readHistory(code, signal);
       default:
         return this.readLog(code, signal);
     }
@@ -202,7 +204,7 @@ export class CodeView {
     const project = repo && this.app.projects.find((p) => p.slug === repo.project);
     const tab = (view, label) => h('a', {
       href: codeHash({ repo: code.repo, view, at: 'main' }),
-      'aria-current': code.view === view || (view === 'files' && code.view === 'blame') ? 'page' : null,
+      'aria-current': code.view === view || (view === 'files' && (code.view === 'blame' || code.view === 'history')) ? 'page' : null,
     }, label);
     return h('header', { class: 'code-head' },
       h('div', { class: 'code-title' },
@@ -232,12 +234,23 @@ export class CodeView {
   async readLog(code, signal) {
     const page = await codeJSON(codePaths.log(code.repo), { signal });
     const entries = page.entries || [];
-    this.log = { repo: code.repo, head: entries[0]?.change || null, entries, next: page.next };
+    this.log = { repo: code.repo, path: '', head: entries[0]?.change || null, entries, next: page.next };
     return this.logBody();
+  }
+
+  // The landings that changed a file or folder: the log of a path.
+  async readHistory(code, signal) {
+    const page = await codeJSON(codePaths.log(code.repo, { path: code.path }), { signal });
+    this.log = { repo: code.repo, path: code.path, head: null, entries: page.entries || [], next: page.next };
+    const body = this.logBody();
+    body.prepend(this.where({ ...code, view: 'history', at: 'main' }),
+      h('p', { class: 'muted' }, `The landings that changed ${code.path}, newest first${page.truncated ? ' (the oldest were not read: the history is longer than one read goes)' : ''}.`));
+    return body;
   }
 
   logBody() {
     const log = this.log;
+    if (!log.entries.length && log.path) return h('div', { class: 'code-body' }, h('p', { class: 'muted' }, 'No landing changed it.'));
     if (!log.entries.length) {
       return h('div', { class: 'code-body empty-state' }, h('h2', null, 'Nothing has landed yet'),
         h('p', null, 'Land a change from a work folder (desk checkout, desk change, desk land), or import a git history.'));
@@ -267,7 +280,7 @@ export class CodeView {
     const log = this.log;
     button.disabled = true;
     try {
-      const page = await codeJSON(codePaths.log(log.repo, { before: log.next }));
+      const page = await codeJSON(codePaths.log(log.repo, { before: log.next, path: log.path }));
       if (this.log !== log) return;
       log.entries.push(...(page.entries || []));
       log.next = page.next;
@@ -335,17 +348,23 @@ export class CodeView {
         h('a', { href: codeHash({ repo: code.repo, view: 'files', at: code.at, path }) }, isDir ? `${e.name}/` : e.name),
         e.mode === '100755' ? h('span', { class: 'muted' }, ' executable') : e.mode === '120000' ? h('span', { class: 'muted' }, ' link') : null);
     });
+    const history = code.path
+      ? h('div', { class: 'code-file-head' }, h('span', { class: 'muted' }, plural(entries.length, 'entry', 'entries')),
+        h('a', { class: 'button small', href: codeHash({ repo: code.repo, view: 'history', path: code.path }) }, 'History'))
+      : null;
     if (code.path) {
       rows.unshift(h('li', { class: 'code-entry-file dir' }, h('a', { href: codeHash({ repo: code.repo, view: 'files', at: code.at, path: parentPath(code.path) }) }, '../')));
     }
-    return h('ul', { class: 'code-folder', 'aria-label': `Folder ${code.path || 'root'}` }, rows);
+    return [history, h('ul', { class: 'code-folder', 'aria-label': `Folder ${code.path || 'root'}` }, rows)];
   }
 
   file(code, bytes, mode) {
     const text = textOf(bytes);
     const head = h('div', { class: 'code-file-head' },
       h('span', { class: 'muted' }, formatBytes(bytes.length), mode === '100755' ? ' · executable' : mode === '120000' ? ' · link' : ''),
-      text !== null ? h('a', { class: 'button small', href: codeHash({ repo: code.repo, view: 'blame', at: code.at, path: code.path }) }, 'Blame') : null);
+      h('span', { class: 'code-file-actions' },
+        h('a', { class: 'button small', href: codeHash({ repo: code.repo, view: 'history', path: code.path }) }, 'History'),
+        text !== null ? h('a', { class: 'button small', href: codeHash({ repo: code.repo, view: 'blame', at: code.at, path: code.path }) }, 'Blame') : null));
     if (text === null) return h('div', { class: 'code-file' }, head, h('p', { class: 'muted' }, 'A binary file: not shown.'));
     const lines = numberedLines(text);
     const shown = lines.slice(0, FILE_LINES);

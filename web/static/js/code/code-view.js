@@ -51,6 +51,8 @@ export class CodeView {
     const same = this.route && JSON.stringify(this.route) === JSON.stringify(code);
     this.route = code;
     if (same) return;
+    // Another part of the code starts at its top.
+    this.el.scrollTop = 0;
     if (!servesCode()) {
       replaceChildren(this.el, this.frame(h('div', { class: 'empty-state' }, h('h2', null, 'This desk serves no code'),
         h('p', null, 'It runs with no object store for code. The desk on this machine (desk serve) keeps code in its data folder.'))));

@@ -9,14 +9,16 @@ import (
 // BenchmarkCodeView measures the Code view in the repo's headless Chromium
 // on a repository of 300 landings made through the HTTP API:
 //
-//	go test ./web -run '^$' -bench BenchmarkCodeView -benchtime 30x
-//
 //   - LandingToLog: from just before POST land (this process's clock) to
 //     the page drawing the landing at the top of the log (the page's
 //     clock, when a MutationObserver saw it), with the log open;
 //   - OpenLog: from the address of the log set in the page to its 50
 //     newest landings drawn, coming from a change's page (the page's
 //     clock).
+//
+// Run it with
+//
+//	go test ./web -run '^$' -bench BenchmarkCodeView -benchtime 30x
 func BenchmarkCodeView(b *testing.B) {
 	c := startCodeSample(b)
 	files := map[string]string{"README.md": "# Ember Isles\n"}

@@ -224,11 +224,16 @@ export class CodeView {
   }
 
   errorBox(err) {
+    if (err.status === 401) {
+      // The page token counts only on the machine the desk runs on.
+      return h('div', { class: 'empty-state' }, h('h2', null, 'The code opens on the desk’s own machine'),
+        h('p', null, 'desk’s page reads the code as its owner only from the machine desk serves on. From another machine, use a token: desk login, then desk log or desk checkout.'));
+    }
     return h('div', { class: 'empty-state' }, h('h2', null, err.status === 404 ? 'Not found' : 'Could not load it'), h('p', null, err.message));
   }
 
   showError(title, err) {
-    replaceChildren(this.el, this.frame(h('div', { class: 'empty-state' }, h('h2', null, title), h('p', null, err.message))));
+    replaceChildren(this.el, this.frame(err.status === 401 ? this.errorBox(err) : h('div', { class: 'empty-state' }, h('h2', null, title), h('p', null, err.message))));
   }
 
   // ---- The log ------------------------------------------------------------------

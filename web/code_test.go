@@ -235,6 +235,10 @@ func TestTheCodeViewShowsTheLogFilesBlameDiffAndOverlaps(t *testing.T) {
 	// Its open change is gone, and so is the overlap.
 	p.waitFor("the overlap gone", `document.querySelectorAll('.overlap-card').length === 0`)
 
+	// A page opened on the Code view itself links the intents too.
+	direct := p.newTab("/#/~code/acme/game")
+	direct.waitFor("the intent's link on a page opened on the log", `document.querySelector('.code-entry[data-change="`+fix.String()+`"] a.intent')?.getAttribute('href') === '#/mygame/`+c.Check+`'`)
+
 	// The issue the change was for lists its landing, linked back, and a
 	// plan step that carries the change as its commit links to it.
 	if _, err := c.DB.SetPlan(context.Background(), c.Check, []desk.Step{{Text: "round the tips", State: desk.StepDone, Commit: fix.String()}, {Text: "elsewhere", Commit: "abc1234"}}, nil, "agent-lava"); err != nil {

@@ -451,8 +451,9 @@ export class DeskApp {
       this.projectsLoaded = true;
       if (!this.project && this.slug) this.project = this.projects.find((p) => p.slug === this.slug) || null;
       this.topBar?.render();
-      // The Agents view names sessions' projects.
+      // The Agents view names sessions' projects, the Code view links intents to them.
       this.agentsView?.update();
+      this.codeView?.projectsLoaded();
     } catch (err) {
       if (!isAbort(err) && req.current()) toastError(err, 'Could not load the projects');
     }

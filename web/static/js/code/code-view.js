@@ -66,6 +66,17 @@ export class CodeView {
     this.load();
   }
 
+  /**
+   * The page's projects arrived: a part drawn before them, whose intents
+   * could not yet name their issues' projects, is drawn again.
+   */
+  projectsLoaded() {
+    if (this.isOpen && this.drawnWithoutProjects) {
+      if (this.route.repo) this.load();
+      else this.renderRepos();
+    }
+  }
+
   hide() {
     this.req.cancel();
     this.liveReq.cancel();
@@ -92,6 +103,7 @@ export class CodeView {
       const repos = await listRepos({ signal: req.signal });
       if (!req.current()) return;
       this.repos = repos;
+      this.drawnWithoutProjects = !this.app.projectsLoaded;
       this.renderRepos();
     } catch (err) {
       if (!isAbort(err) && req.current()) this.showError('Could not load the repositories', err);
@@ -133,6 +145,7 @@ export class CodeView {
       if (!req.current()) return;
       this.overlaps = overlaps.overlaps || [];
       this.shownHead = repo.head;
+      this.drawnWithoutProjects = !this.app.projectsLoaded;
       replaceChildren(this.el, this.frame(this.header(code, repo), this.overlapBox(code.repo), body));
     } catch (err) {
       if (isAbort(err) || !req.current()) return;

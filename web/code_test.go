@@ -221,6 +221,14 @@ func TestTheCodeViewShowsTheLogFilesBlameDiffAndOverlaps(t *testing.T) {
 		t.Errorf("the blame's runs are %q, want %q", got, want)
 	}
 
+	// A search of the files: plain text, each line found linked to its file.
+	p.typeInto(`.code-search`, "round(")
+	p.key("\r")
+	p.waitFor("the search", `location.hash === '#/~code/acme/game/search/main/round(' && document.querySelectorAll('.code-matches li').length === 1`)
+	if got := eval[string](p, `document.querySelector('.code-matches li').textContent`); got != "src/lava.go:4 func Tip() { round() }" {
+		t.Errorf("the search found %q", got)
+	}
+
 	// Live: a landing made elsewhere shows at the top of the log, no reload.
 	p.click(`.code-tabs a[href="#/~code/acme/game"]`)
 	p.waitFor("the log again", `location.hash === '#/~code/acme/game' && document.querySelectorAll('.code-entry').length === 2`)

@@ -50,6 +50,8 @@ test('the Code view names a repository and its log, a folder or file, a blame or
   assert.deepEqual(parseRoute('#/~code/acme/game/blame/main/README.md'), code({ view: 'blame', path: 'README.md' }));
   assert.deepEqual(parseRoute(`#/~code/acme/game/change/${id}`), code({ view: 'change', change: id }));
   assert.deepEqual(parseRoute('#/~code/acme/game/history/src/a.go'), code({ view: 'history', path: 'src/a.go' }));
+  assert.deepEqual(parseRoute('#/~code/acme/game/search/main/a%2Fb%20c'), code({ view: 'search', q: 'a/b c' }));
+  assert.equal(codeHash({ repo: 'acme/game', view: 'search', at: 'main', q: 'a/b c' }), '#/~code/acme/game/search/main/a%2Fb%20c');
   for (const hash of ['#/~code', '#/~code/acme/game', '#/~code/acme/game/files/main', `#/~code/acme/game/files/${id}/src/a%20b.go`,
     '#/~code/acme/game/blame/main/README.md', `#/~code/acme/game/change/${id}`, '#/~code/acme/game/history/src/a.go']) {
     assert.equal(formatRoute(parseRoute(hash)), hash);

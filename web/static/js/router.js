@@ -2,7 +2,7 @@
 // #/<project>/~pair (and ~pair/<pair id>), #/~agents, #/~agents/<session id>,
 // #/~office and the Code view: #/~code (the repositories),
 // #/~code/<owner>/<repo> (its log), .../files/<at>/<path>, .../blame/<at>/<path>,
-// .../history/<path> and .../change/<id>. Everything else is the start page.
+// .../history/<path>, .../search/<at>/<text> and .../change/<id>. Everything else is the start page.
 
 /**
  * @typedef {{project: string|null, issue: string|null, handoff: boolean, agents: boolean, agent: string|null, pair: boolean, pairId: string|null, office: boolean, code: CodeRoute|null}} Route
@@ -10,8 +10,8 @@
  */
 
 /**
- * @typedef {{repo: string|null, view: 'log'|'files'|'blame'|'history'|'change', at: string, path: string, change: string|null}} CodeRoute
- * repo: owner/name, null for the list of repositories; at: main or a change id
+ * @typedef {{repo: string|null, view: 'log'|'files'|'blame'|'history'|'search'|'change', at: string, path: string, change: string|null, q?: string}} CodeRoute
+ * repo: owner/name, null for the list of repositories; at: main or a change id; q: the text a search looks for
  */
 
 const SLUG = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -71,7 +71,11 @@ function parseCode(parts) {
   if (parts.length < 2 || !REPO_NAME.test(parts[0]) || !REPO_NAME.test(parts[1])) return code;
   code.repo = `${parts[0]}/${parts[1]}`;
   const [view, at, ...rest] = parts.slice(2);
-  if (view === 'history' && at && [at, ...rest].every(PATH_PART)) {
+  if (view === 'search' && (at === 'main' || CHANGE_ID.test(at || '')) && rest.length === 1) {
+    code.view = 'search';
+    code.at = at;
+    code.q = rest[0];
+  } else if (view === 'history' && at && [at, ...rest].every(PATH_PART)) {
     code.view = 'history';
     code.path = [at, ...rest].join('/');
   } else if (view === 'change' && CHANGE_ID.test(at || '')) {
@@ -92,6 +96,7 @@ export function codeHash(code) {
   const [owner, name] = code.repo.split('/');
   let hash = `#/~code/${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
   if (code.view === 'change' && code.change) return `${hash}/change/${code.change}`;
+  if (code.view === 'search' && code.q) return `${hash}/search/${code.at || 'main'}/${encodeURIComponent(code.q)}`;
   if (code.view === 'history' && code.path) return `${hash}/history/${code.path.split('/').map(encodeURIComponent).join('/')}`;
   if (code.view === 'files' || code.view === 'blame') {
     hash += `/${code.view}/${code.at || 'main'}`;

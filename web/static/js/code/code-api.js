@@ -31,6 +31,7 @@ export const codePaths = {
   blame: (repo, at, path) => `${base(repo)}/blame/${enc(at)}${pathPart(path)}`,
   diff: (repo, from, to) => `${base(repo)}/diff/${enc(from)}/${enc(to)}`,
   overlaps: (repo) => `${base(repo)}/overlaps`,
+  search: (repo, at, q) => `${base(repo)}/search/${enc(at)}?${new URLSearchParams({ q })}`,
 };
 
 function withToken(options = {}) {

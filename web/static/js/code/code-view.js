@@ -171,6 +171,8 @@ export class CodeView {
         return this.readChange(code, signal);
       case 'history':
         return this.readHistory(code, signal);
+      case 'search':
+        return this.readSearch(code, signal);
       default:
         return this.readLog(code, signal);
     }
@@ -219,7 +221,7 @@ export class CodeView {
     const project = repo && this.app.projects.find((p) => p.slug === repo.project);
     const tab = (view, label) => h('a', {
       href: codeHash({ repo: code.repo, view, at: 'main' }),
-      'aria-current': code.view === view || (view === 'files' && (code.view === 'blame' || code.view === 'history')) ? 'page' : null,
+      'aria-current': code.view === view || (view === 'files' && ['blame', 'history', 'search'].includes(code.view)) ? 'page' : null,
     }, label);
     return h('header', { class: 'code-head' },
       h('div', { class: 'code-title' },
@@ -228,7 +230,23 @@ export class CodeView {
         project ? h('a', { class: 'code-project', href: `#/${project.slug}`, title: 'The project this repository is linked to' }, project.name) : null),
       repo ? h('p', { class: 'code-summary muted' },
         repo.head ? ['main ', h('code', null, shortId(repo.head)), ` · ${plural(repo.landings, 'landing')}`] : 'Nothing has landed yet.') : null,
-      h('nav', { class: 'code-tabs', 'aria-label': 'Code' }, tab('log', 'Log'), tab('files', 'Files')));
+      h('nav', { class: 'code-tabs', 'aria-label': 'Code' }, tab('log', 'Log'), tab('files', 'Files'),
+        this.searchForm(code)));
+  }
+
+  // Plain text (never a pattern) looked for in the text files of the
+  // snapshot shown, or of main.
+  searchForm(code) {
+    const at = ['files', 'blame', 'search'].includes(code.view) ? code.at : 'main';
+    const input = h('input', { type: 'search', name: 'q', class: 'code-search', placeholder: 'Search the files', 'aria-label': `Search the files at ${at === 'main' ? 'main' : shortId(at)}`, value: code.q || '' });
+    return h('form', {
+      role: 'search',
+      onsubmit: (e) => {
+        e.preventDefault();
+        const q = input.value;
+        if (q.trim()) this.app.navigate({ code: { repo: code.repo, view: 'search', at, path: '', change: null, q } });
+      },
+    }, input);
   }
 
   overlapBox(repo) {
@@ -393,6 +411,20 @@ export class CodeView {
         h('pre', { class: 'ln', 'aria-hidden': 'true' }, shown.map((l) => l.n).join('\n')),
         h('pre', { class: 'src' }, h('code', null, shown.map((l) => l.text).join('\n')))),
       lines.length > shown.length ? h('p', { class: 'muted' }, `${lines.length - shown.length} more lines not shown.`) : null);
+  }
+
+  // ---- Search --------------------------------------------------------------------
+
+  async readSearch(code, signal) {
+    const found = await codeJSON(codePaths.search(code.repo, code.at, code.q), { signal });
+    const matches = found.matches || [];
+    const rows = matches.map((m) => h('li', null,
+      h('a', { href: codeHash({ repo: code.repo, view: 'files', at: code.at, path: m.path }) }, h('code', null, `${m.path}:${m.line}`)),
+      ' ', h('code', { class: 'code-match' }, m.text)));
+    return h('div', { class: 'code-body' },
+      h('p', { class: 'muted' }, `${plural(matches.length, 'line')} holding “${code.q}” at ${code.at === 'main' ? 'main' : shortId(code.at)}`,
+        found.truncated ? ' (the search stopped at its limit: narrow the text)' : ''),
+      matches.length ? h('ol', { class: 'code-matches' }, rows) : null);
   }
 
   // ---- Blame ---------------------------------------------------------------------

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"desk"
 	"desk/pair"
@@ -69,8 +70,23 @@ func (t *Terminals) Type(ctx context.Context, id, text string) error {
 	if strings.ContainsFunc(text, func(r rune) bool { return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f }) {
 		return desk.Errorf(desk.Invalid, "text to type holds control characters").WithHint("type plain text; press keys with Keys")
 	}
-	return t.M.Input(ctx, id, []byte(pasteStart+text+pasteEnd))
+	if err := t.M.Input(ctx, id, []byte(pasteStart+text+pasteEnd)); err != nil {
+		return err
+	}
+	// An Enter that follows a paste at once is taken into the paste by
+	// Claude Code's composer (the line stays unsent); a pause lets the
+	// paste settle so that the next key is a key.
+	select {
+	case <-time.After(pasteSettle):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
+
+// pasteSettle is how long Type waits after a paste before anything else
+// is sent to the terminal.
+const pasteSettle = 250 * time.Millisecond
 
 // Keys presses keys (pair.KeyEnter, pair.KeyY, or any name desk keys
 // takes).

@@ -1,0 +1,231 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"desk/internal/agentcli"
+	"desk/internal/mockmodel"
+	"desk/internal/reap"
+	"desk/pair"
+)
+
+// desk pair up refuses what it cannot start, before anything is made.
+func TestPairUpRefusesBadFlags(t *testing.T) {
+	e := pairEnv(t)
+	e.fails(2, "--task is required", "pair", "up")
+	e.fails(2, "--autonomy", "pair", "up", "--task", "t", "--autonomy", "sometimes")
+	e.fails(2, "are both claude", "pair", "up", "--task", "t", "--writer", "claude", "--critic", "claude")
+	e.fails(2, "--critic", "pair", "up", "--task", "t", "--critic", "vim")
+	e.fails(2, "not a branch name", "pair", "up", "--task", "t", "--worktree", "bad..name")
+	if r := e.run("pair", "status"); r.code == 0 || !strings.Contains(r.err, "no live pair") {
+		t.Errorf("a refused desk pair up left a pair: exit %d, %s%s", r.code, r.out, r.err)
+	}
+}
+
+// pairStatus is the part of desk pair status --json the tests read.
+type pairStatus struct {
+	Members []struct {
+		Role    string `json:"role"`
+		Session string `json:"session"`
+	} `json:"members"`
+}
+
+// pairScript is the two agents' model: each answers its first prompt
+// from desk pair up (claude writes to codex with pair_deliver), a pointer
+// typed into its terminal with pair_read, and a letter read with a reply
+// (codex) or the end of its turn.
+func pairScript(v *mockmodel.View) mockmodel.Reply {
+	// Claude Code may send a new prompt in the message that carries the
+	// last tool result, so a shell step is taken once per command.
+	called := func(part string) bool {
+		for _, c := range v.ToolCalls {
+			if strings.Contains(c.Input, part) {
+				return true
+			}
+		}
+		return false
+	}
+	u := v.LastUserText
+	switch {
+	case strings.Contains(u, "list the folder") && !called("git status --short"):
+		return mockmodel.RunShell("git status --short")
+	case strings.Contains(u, "reset the tree") && !called("git reset --hard"):
+		return mockmodel.RunShell("git reset --hard")
+	}
+	if r := v.LastToolResult(); r != nil {
+		if strings.Contains(r.Output, "hello from claude") && strings.Contains(r.Output, "ack_token") {
+			return mockmodel.CallTool("pair_deliver", map[string]any{"body": "hello back from codex"})
+		}
+		return mockmodel.Say(mockmodel.Done + ": " + strings.Join(strings.Fields(r.Output), " "))
+	}
+	switch {
+	case strings.Contains(u, "[desk pair] letter #"):
+		return mockmodel.CallTool("pair_read", map[string]any{})
+	case strings.Contains(u, "You are claude in pair"):
+		return mockmodel.CallTool("pair_deliver", map[string]any{"body": "hello from claude"})
+	}
+	return mockmodel.Say("MOCK_OK")
+}
+
+// Two real agent CLIs, Claude Code and Codex against the mock model,
+// started by desk pair up as managed sessions with their pair and role in
+// their environment and desk's MCP server handed to each launch: claude's
+// pair_deliver puts a letter in codex's mailbox and a pointer in its
+// terminal (typed at once, or by the supervisor desk pair up started once
+// codex's composer shows); codex reads it with pair_read and answers the
+// same way. Then the supervisor answers Claude Code's real permission
+// prompt for an allowlisted command and refuses a never-list one, both in
+// the transcript with the exact line.
+func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
+	var mu sync.Mutex
+	mock := mockmodel.New(t, func(v *mockmodel.View) mockmodel.Reply {
+		mu.Lock()
+		defer mu.Unlock()
+		r := pairScript(v)
+		if os.Getenv("DEBUG_PAIR") != "" {
+			var last string
+			if tr := v.LastToolResult(); tr != nil {
+				last = tr.Output
+			}
+			t.Logf("model %s: user %q, last result %q, calls %d → %+v %+v", v.API, clip(v.LastUserText, 60), clip(last, 60), len(v.ToolCalls), r.Text, r.Call)
+		}
+		return r
+	})
+	claude := agentcli.NewClaude(t, mock.URL())
+	// A Bash call needs approval in the interactive UI.
+	settings, _ := json.Marshal(map[string]any{"permissions": map[string]any{"ask": []string{"Bash"}}})
+	if err := os.WriteFile(filepath.Join(claude.ConfigDir, "settings.json"), settings, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	codex := agentcli.NewCodex(t, mock.URL())
+	// Both work in claude's sandbox folder; codex trusts it too.
+	codex.Config["projects"] = map[string]any{claude.Dir: map[string]any{"trust_level": "trusted"}}
+	codex.WriteConfig()
+
+	e := newEnv(t)
+	reap.Under(t, filepath.Dir(e.data)) // the holders and the supervisor
+	e.dir = claude.Dir
+	e.extra = append(claude.Environ(), "CODEX_HOME="+codex.CodexHome, "MOCK_API_KEY=mock-key",
+		"DESK_CLAUDE_BIN="+claude.Bin, "DESK_CODEX_BIN="+codex.Bin, "SHELL=/bin/bash")
+	e.ok("new-project", "--slug", "mygame", "--name", "MyGame", "--prefix", "MG")
+	git := exec.Command("git", "init", "-q")
+	git.Dir = claude.Dir
+	if out, err := git.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+
+	r := e.run("pair", "up", "--task", "fix the retry jitter", "--writer", "claude", "--critic", "codex")
+	if r.code != 0 {
+		t.Fatalf("pair up: exit %d\n%s%s", r.code, r.out, r.err)
+	}
+	id := strings.TrimSpace(r.out)
+	t.Logf("pair up: %s\n%s", id, r.err)
+	var st pairStatus
+	e.okJSON(&st, "pair", "status")
+	sessions := map[string]string{}
+	for _, m := range st.Members {
+		sessions[m.Role] = m.Session
+	}
+	if sessions["claude"] == "" || sessions["codex"] == "" {
+		t.Fatalf("the members are not seated in sessions: %+v", st.Members)
+	}
+	t.Cleanup(func() {
+		e.run("pair", "stop")
+		for _, s := range sessions {
+			e.run("stop-session", "--kill", s)
+		}
+	})
+	if !strings.Contains(r.err, "the supervisor is desk pair pilot, process") {
+		t.Errorf("pair up did not start the supervisor:\n%s", r.err)
+	}
+
+	screen := func(role string) string { return e.run("screen", sessions[role]).out }
+	waitTranscript := func(what string, ok func([]pair.Event) bool) []pair.Event {
+		t.Helper()
+		var tr struct{ Entries []pair.Event }
+		for deadline := time.Now().Add(120 * time.Second); time.Now().Before(deadline); time.Sleep(250 * time.Millisecond) {
+			json.Unmarshal([]byte(e.ok("pair", "transcript", "--json")), &tr)
+			if ok(tr.Entries) {
+				return tr.Entries
+			}
+		}
+		t.Fatalf("the transcript never showed %s:\n%s\n--- claude:\n%s\n--- codex:\n%s", what, e.ok("pair", "transcript"), screen("claude"), screen("codex"))
+		return nil
+	}
+	has := func(es []pair.Event, kind, role, text string) bool {
+		for _, ev := range es {
+			if ev.Kind == kind && (role == "" || ev.Role == role) && strings.Contains(ev.Text, text) {
+				return true
+			}
+		}
+		return false
+	}
+	es := waitTranscript("codex's answer", func(es []pair.Event) bool { return has(es, pair.EventLetter, "codex", "hello back from codex") })
+	if !has(es, pair.EventLetter, "claude", "hello from claude") {
+		t.Errorf("claude's letter is not in the transcript")
+	}
+	if !has(es, pair.EventDelivered, "", "codex") {
+		t.Errorf("no pointer was typed into codex's terminal:\n%s", e.ok("pair", "transcript"))
+	}
+	// Each model saw the other's letter in a pair_read result.
+	waitTranscript("the pointer for claude", func(es []pair.Event) bool { return has(es, pair.EventDelivered, "", "claude") })
+	saw := func(api mockmodel.API, body string) bool {
+		for _, req := range mock.ModelRequests() {
+			if req.View.API != api {
+				continue
+			}
+			for _, tr := range req.View.ToolResults {
+				if strings.Contains(tr.Output, body) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(60 * time.Second); !saw(mockmodel.Anthropic, "hello back from codex"); time.Sleep(250 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("claude never read codex's letter; claude's screen:\n%s", screen("claude"))
+		}
+	}
+	if !saw(mockmodel.Responses, "hello from claude") {
+		t.Errorf("codex's model never saw claude's letter")
+	}
+
+	// A real permission prompt of Claude Code: the supervisor confirms
+	// an allowlisted command and refuses a never-list one.
+	e.ok("type", sessions["claude"], "please list the folder", "--enter")
+	es = waitTranscript("the approval", func(es []pair.Event) bool { return has(es, pair.EventApproved, pair.RolePilot, "git status --short") })
+	// The turn ends before the next prompt: one typed during a turn is
+	// queued by Claude Code, and may be folded into it.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		s := screen("claude")
+		if strings.Contains(s, "MOCK_DONE: (Bash completed") && strings.Contains(s, "? for shortcuts") && !strings.Contains(s, "esc to interrupt") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("claude's turn did not end:\n%s", s)
+		}
+	}
+	e.ok("type", sessions["claude"], "please reset the tree", "--enter")
+	es = waitTranscript("the refusal", func(es []pair.Event) bool {
+		return has(es, pair.EventDenied, pair.RolePilot, "git reset --hard")
+	})
+	time.Sleep(time.Second)
+	if s := screen("claude"); !strings.Contains(s, "Do you want to proceed?") {
+		t.Errorf("the refused prompt was not left open:\n%s", s)
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}

@@ -85,7 +85,7 @@ export function memberLine(m) {
   const parts = [];
   if (m.writer) parts.push('writer');
   else if (m.left) parts.push('left');
-  else if (!m.live) parts.push('not started');
+  else if (!m.live) parts.push(m.session ? 'starting' : 'not started');
   else parts.push('critic');
   if (m.of) parts.push(`instance of ${m.of}`);
   if (m.unread) parts.push(`${m.unread} unread`);

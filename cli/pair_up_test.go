@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 	"desk/internal/mockmodel"
 	"desk/internal/reap"
 	"desk/pair"
+	"desk/pairterm"
+	"desk/serverfile"
 )
 
 // desk pair up refuses what it cannot start, before anything is made.
@@ -228,4 +231,49 @@ func clip(s string, n int) string {
 		return s[:n]
 	}
 	return s
+}
+
+// desk serve supervises every live pair under a lease: a desk pair pilot
+// beside it leaves the pair alone, the server's supervisor parks the pair
+// once its round is done, and gives up the lease when the pair stops.
+func TestServePilotsTheLivePairsUnderALease(t *testing.T) {
+	e := pairEnv(t)
+	reap.Under(t, filepath.Dir(e.data))
+	id := strings.TrimSpace(e.ok("pair", "new", "--task", "fix the retry jitter", "--members", "opencode,codex"))
+	serveDetached(t, e)
+	info, err := serverfile.Read(e.data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(20 * time.Second); !ok(); time.Sleep(100 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never happened", what)
+			}
+		}
+	}
+	waitFor("the server's lease", func() bool { return pairterm.Holder(e.data, id) == info.PID })
+	if r := e.run("pair", "pilot", "--once", "--pair", id); r.code != 0 || r.out != "" {
+		t.Errorf("a second pilot acted on a leased pair: exit %d, %q %q", r.code, r.out, r.err)
+	}
+	if pid := pairterm.Holder(e.data, id); pid != info.PID {
+		t.Errorf("after the second pilot the lease is %d's, want the server's %d", pid, info.PID)
+	}
+	svc, w, _ := e.members(id)
+	ctx := context.Background()
+	if _, err := svc.Claim(ctx, w, "I know the backoff code"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.AddEvidence(ctx, w, "tests", "go test ./... ok", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Advance(ctx, w, pair.PhaseDone, "tested"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("the server's supervisor parking the pair", func() bool {
+		return strings.Contains(e.ok("pair", "transcript"), "the supervisor parks")
+	})
+	e.ok("pair", "stop")
+	waitFor("the lease given up", func() bool { return pairterm.Holder(e.data, id) == 0 })
 }

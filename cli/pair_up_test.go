@@ -224,6 +224,48 @@ func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
 	if s := screen("claude"); !strings.Contains(s, "Do you want to proceed?") {
 		t.Errorf("the refused prompt was not left open:\n%s", s)
 	}
+
+	// A new critic: codex's session ends, opencode starts in one of its
+	// own, and claude, the pinned writer, stays in its session.
+	e.extra = append(e.extra, "DESK_OPENCODE_BIN="+agentcli.OpencodePath(t))
+	out := e.ok("pair", "swap", "opencode")
+	var after pairStatus
+	e.okJSON(&after, "pair", "status")
+	seats := map[string]string{}
+	for _, m := range after.Members {
+		seats[m.Role] = m.Session
+	}
+	sessions["opencode"] = seats["opencode"]
+	if seats["opencode"] == "" || !strings.Contains(out, seats["opencode"]) || seats["claude"] != sessions["claude"] {
+		t.Fatalf("after the swap: %s\n%+v", out, after.Members)
+	}
+	var rec struct {
+		State string `json:"state"`
+	}
+	for deadline := time.Now().Add(10 * time.Second); rec.State != "exited"; time.Sleep(100 * time.Millisecond) {
+		var list struct{ Sessions []struct{ ID, State string } }
+		json.Unmarshal([]byte(e.ok("sessions", "--all", "--json")), &list)
+		for _, s := range list.Sessions {
+			if s.ID == sessions["codex"] {
+				rec.State = s.State
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("codex's session still runs after the swap: %s", rec.State)
+		}
+	}
+	var st2 struct {
+		Members []struct {
+			Role string `json:"role"`
+			Left bool   `json:"left"`
+		} `json:"members"`
+	}
+	e.okJSON(&st2, "pair", "status")
+	for _, m := range st2.Members {
+		if m.Left != (m.Role == "codex") {
+			t.Errorf("after the swap %s left = %v", m.Role, m.Left)
+		}
+	}
 }
 
 func clip(s string, n int) string {

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 // rig is a data folder with a project, a pair of claude and codex on a
 // working folder, and the pair's terminals over real session holders.
 type rig struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	db     *sqlite.DB
 	svc    *pair.Service
@@ -49,7 +49,7 @@ type rig struct {
 	p      *pair.Pair
 }
 
-func newRig(t *testing.T) *rig {
+func newRig(t testing.TB) *rig {
 	t.Helper()
 	root := t.TempDir()
 	reap.Under(t, root) // every holder and program the test starts

@@ -319,3 +319,115 @@ func TestServePilotsTheLivePairsUnderALease(t *testing.T) {
 	e.ok("pair", "stop")
 	waitFor("the lease given up", func() bool { return pairterm.Holder(e.data, id) == 0 })
 }
+
+// fakeAgent writes a stand-in for an agent CLI: it prints its place in
+// the pair and its arguments, and waits.
+func fakeAgent(t *testing.T, dir, name string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	script := "#!/bin/sh\necho \"role=$DESK_PAIR_ROLE pair=$DESK_PAIR cwd=$(pwd)\"\nfor a in \"$@\"; do echo \"arg: $a\"; done\nexec sleep 60\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// desk pair up --worktree starts the pair in a new git worktree beside
+// the repo; each agent runs there with its place in its environment and
+// desk's MCP server in the arguments its CLI takes. When an agent cannot
+// start, nothing is left up.
+func TestPairUpInAWorktreeAndItsRollback(t *testing.T) {
+	e := pairEnv(t)
+	reap.Under(t, filepath.Dir(e.data))
+	bin := t.TempDir()
+	for _, args := range [][]string{{"-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "--allow-empty", "-m", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = e.dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	e.extra = []string{"DESK_CLAUDE_BIN=" + fakeAgent(t, bin, "claude"), "DESK_CODEX_BIN=" + fakeAgent(t, bin, "codex"), "SHELL=/bin/sh"}
+	var up struct {
+		Pair     pair.Pair         `json:"pair"`
+		Sessions map[string]string `json:"sessions"`
+		Pilot    string            `json:"pilot"`
+	}
+	e.okJSON(&up, "pair", "up", "--task", "fix the retry jitter", "--worktree", "fix/jitter", "--no-pilot")
+	t.Cleanup(func() {
+		for _, s := range up.Sessions {
+			e.run("stop-session", "--kill", s)
+		}
+	})
+	want := filepath.Join(filepath.Dir(e.dir), filepath.Base(e.dir)+"-fix-jitter")
+	if up.Pair.Folder != want || up.Pair.PinnedWriter != "claude" {
+		t.Fatalf("pair up --worktree: folder %s (want %s), writer %q", up.Pair.Folder, want, up.Pair.PinnedWriter)
+	}
+	cmd := exec.Command("git", "worktree", "list")
+	cmd.Dir = e.dir
+	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), want) || !strings.Contains(string(out), "[fix/jitter]") {
+		t.Errorf("git worktree list:\n%s", out)
+	}
+	wantArgs := map[string][]string{
+		"claude": {"arg: --mcp-config", `"DESK_PAIR_ROLE":"claude"`, "arg: --allowedTools", "arg: mcp__desk"},
+		"codex":  {"arg: -c", "mcp_servers.desk.command=", `DESK_PAIR_ROLE="codex"`, `mcp_servers.desk.args=["--data",`},
+	}
+	for role, id := range up.Sessions {
+		var s string
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if s = e.run("screen", id).out; strings.Contains(s, "role=") {
+				break
+			}
+		}
+		flat := strings.ReplaceAll(s, "\n", "")
+		if !strings.Contains(flat, "role="+role+" pair="+up.Pair.ID+" cwd="+want) {
+			t.Errorf("%s's session:\n%s", role, s)
+		}
+		for _, w := range append(wantArgs[role], "arg: [desk pair] You are "+role+" in pair "+up.Pair.ID) {
+			if !strings.Contains(flat, w) {
+				t.Errorf("%s's arguments lack %q:\n%s", role, w, s)
+			}
+		}
+	}
+	// The same worktree again is taken as it is.
+	e.okJSON(&up, "pair", "up", "--task", "again", "--worktree", "fix/jitter", "--no-pilot")
+	if up.Pair.Folder != want {
+		t.Errorf("the second pair up is in %s", up.Pair.Folder)
+	}
+
+	// The critic cannot start: the writer's session is stopped, and the
+	// pair with it.
+	e.extra[1] = "DESK_CODEX_BIN=/no/such/codex"
+	r := e.run("pair", "up", "--task", "a third", "--no-pilot")
+	if r.code == 0 || !strings.Contains(r.err, "codex") {
+		t.Fatalf("pair up with a missing codex: exit %d, %s%s", r.code, r.out, r.err)
+	}
+	var st struct {
+		Status  string `json:"status"`
+		Members []struct {
+			Role    string `json:"role"`
+			Session string `json:"session"`
+		} `json:"members"`
+	}
+	e.okJSON(&st, "pair", "status", "--pair", "p3")
+	if st.Status != "stopped" {
+		t.Errorf("the half-started pair is %s", st.Status)
+	}
+	seated := 0
+	running := e.ok("sessions")
+	for _, m := range st.Members {
+		if m.Session == "" {
+			continue
+		}
+		seated++
+		if strings.Contains(running, m.Session) {
+			t.Errorf("%s's session %s still runs after the rollback:\n%s", m.Role, m.Session, running)
+		}
+	}
+	if seated != 1 {
+		t.Errorf("the half-started pair seated %d members, want the writer alone: %+v", seated, st.Members)
+	}
+	if !strings.Contains(e.ok("pair", "transcript", "--pair", "p3"), "could not start the agents") {
+		t.Error("the transcript does not say why the pair stopped")
+	}
+}

@@ -124,7 +124,9 @@ func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 
+	started := time.Now()
 	r := e.run("pair", "up", "--task", "fix the retry jitter", "--writer", "claude", "--critic", "codex")
+	upDone := time.Now()
 	if r.code != 0 {
 		t.Fatalf("pair up: exit %d\n%s%s", r.code, r.out, r.err)
 	}
@@ -171,6 +173,7 @@ func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
 		return false
 	}
 	es := waitTranscript("codex's answer", func(es []pair.Event) bool { return has(es, pair.EventLetter, "codex", "hello back from codex") })
+	t.Logf("desk pair up took %v; codex's answer was in %v after it", upDone.Sub(started).Round(time.Millisecond), time.Since(upDone).Round(100*time.Millisecond))
 	if !has(es, pair.EventLetter, "claude", "hello from claude") {
 		t.Errorf("claude's letter is not in the transcript")
 	}

@@ -208,6 +208,13 @@ func runPairStatus(ctx context.Context, c *Context, args []string) error {
 		return printJSON(c.Stdout, st)
 	}
 	printStatus(c.Stdout, st, p, time.Now())
+	if p.Status == pair.StatusLive {
+		if pid := pairterm.Holder(db.Dir(), p.ID); pid != 0 {
+			fmt.Fprintf(c.Stdout, "supervisor: process %d\n", pid)
+		} else {
+			fmt.Fprintln(c.Stdout, "supervisor: none runs (desk serve, or desk pair pilot, supervises the pair)")
+		}
+	}
 	return nil
 }
 
@@ -517,7 +524,7 @@ func runPairChat(ctx context.Context, c *Context, args []string) error {
 // wrote and decided, and what was refused.
 var chatKinds = []string{pair.EventCreated, pair.EventJoined, pair.EventClaim, pair.EventRelease, pair.EventAdvance, pair.EventVeto,
 	pair.EventRoundClosed, pair.EventRoundOpened, pair.EventLetter, pair.EventNote, pair.EventTask, pair.EventPatch, pair.EventEvidence,
-	pair.EventRefusal, pair.EventOwnerOK, pair.EventApproved, pair.EventDenied, pair.EventRestart, pair.EventStopped, pair.EventSwap, pair.EventReport}
+	pair.EventRefusal, pair.EventOwnerOK, pair.EventApproved, pair.EventDenied, pair.EventRestart, pair.EventStopped, pair.EventSwap, pair.EventReport, pair.EventSeated}
 
 // palette is the chat's colours; empty strings when colour is off.
 type palette struct{ red, green, yellow, dim, bold, reset string }

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -299,6 +300,9 @@ func TestServePilotsTheLivePairsUnderALease(t *testing.T) {
 		}
 	}
 	waitFor("the server's lease", func() bool { return pairterm.Holder(e.data, id) == info.PID })
+	if out := e.ok("pair", "status"); !strings.Contains(out, fmt.Sprintf("supervisor: process %d", info.PID)) {
+		t.Errorf("pair status does not name the server as the supervisor:\n%s", out)
+	}
 	if r := e.run("pair", "pilot", "--once", "--pair", id); r.code != 0 || r.out != "" {
 		t.Errorf("a second pilot acted on a leased pair: exit %d, %q %q", r.code, r.out, r.err)
 	}

@@ -372,3 +372,23 @@ func TestLeasesLetOnePilotAPair(t *testing.T) {
 		t.Error("a released lease was not taken over")
 	}
 }
+
+// A launch's extra environment is checked: desk's own variables, which
+// tie the program to its record, cannot be replaced, and a name must be
+// a variable's. Nothing starts.
+func TestLaunchEnvironmentIsChecked(t *testing.T) {
+	r := newRig(t)
+	for _, env := range []map[string]string{{"DESK_DATA": "/elsewhere"}, {"DESK_SESSION_ID": "s-other"}, {"1BAD": "x"}, {"A": "nul\x00"}} {
+		_, err := r.term.M.Launch(r.ctx, session.Request{Kind: "custom", Cwd: r.folder, Command: []string{"/bin/true"}, Env: env})
+		if desk.ErrorCode(err) != desk.Invalid || !strings.Contains(err.Error(), "env") {
+			t.Errorf("launch with %q: %v", env, err)
+		}
+	}
+	if list, err := r.term.M.List(r.ctx, true); err != nil || len(list) != 0 {
+		t.Errorf("refused launches left records: %d, %v", len(list), err)
+	}
+	if _, err := r.term.Launch(r.ctx, pair.Launch{Kind: "bash", Dir: r.folder, Env: []string{pair.EnvPair + "=" + r.p.ID, pair.EnvRole + "=codex"}}); err == nil ||
+		!strings.Contains(err.Error(), "cannot hand its MCP server") {
+		t.Errorf("a pair member launched as bash: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +120,9 @@ func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
 	e.extra = append(claude.Environ(), "CODEX_HOME="+codex.CodexHome, "MOCK_API_KEY=mock-key",
 		"DESK_CLAUDE_BIN="+claude.Bin, "DESK_CODEX_BIN="+codex.Bin, "SHELL=/bin/bash")
 	e.ok("new-project", "--slug", "mygame", "--name", "MyGame", "--prefix", "MG")
+	// A desk serve runs beside the pair, as on a desk in use: it hears the
+	// agents' hooks, which give it claude's resume id.
+	serveDetached(t, e)
 	git := exec.Command("git", "init", "-q")
 	git.Dir = claude.Dir
 	if out, err := git.CombinedOutput(); err != nil {
@@ -148,8 +152,10 @@ func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
 			e.run("stop-session", "--kill", s)
 		}
 	})
-	if !strings.Contains(r.err, "the supervisor is desk pair pilot, process") {
-		t.Errorf("pair up did not start the supervisor:\n%s", r.err)
+	// The supervisor is the one pair up started, or the serve if it took
+	// the new pair's lease first.
+	if !regexp.MustCompile(`the supervisor is (desk pair pilot, )?process \d+`).MatchString(r.err) {
+		t.Errorf("pair up names no supervisor:\n%s", r.err)
 	}
 
 	screen := func(role string) string { return e.run("screen", sessions[role]).out }
@@ -268,6 +274,47 @@ func TestPairUpStartsTwoRealAgentsThatExchangeLetters(t *testing.T) {
 	for _, m := range st2.Members {
 		if m.Left != (m.Role == "codex") {
 			t.Errorf("after the swap %s left = %v", m.Role, m.Left)
+		}
+	}
+
+	// claude's process dies: the supervisor starts it again in its
+	// session, resuming its conversation, with its place in the pair.
+	type sessionRec struct {
+		ID         string   `json:"id"`
+		State      string   `json:"state"`
+		ResumeID   *string  `json:"resume_id"`
+		Generation int64    `json:"generation"`
+		Command    []string `json:"command"`
+	}
+	record := func(id string) sessionRec {
+		var list struct{ Sessions []sessionRec }
+		json.Unmarshal([]byte(e.ok("sessions", "--all", "--json")), &list)
+		for _, s := range list.Sessions {
+			if s.ID == id {
+				return s
+			}
+		}
+		return sessionRec{}
+	}
+	var resumeID string
+	for deadline := time.Now().Add(30 * time.Second); resumeID == ""; time.Sleep(250 * time.Millisecond) {
+		if r := record(sessions["claude"]); r.ResumeID != nil {
+			resumeID = *r.ResumeID
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("claude's resume id was never captured: %+v", record(sessions["claude"]))
+		}
+	}
+	e.ok("stop-session", "--kill", sessions["claude"])
+	waitTranscript("the restart", func(es []pair.Event) bool { return has(es, pair.EventRestart, pair.RolePilot, "claude") })
+	back := record(sessions["claude"])
+	argv := strings.Join(back.Command, " ")
+	if back.State != "running" || back.Generation != 2 || !strings.Contains(argv, "--resume "+resumeID) || !strings.Contains(argv, `"DESK_PAIR_ROLE":"claude"`) {
+		t.Errorf("claude after the restart: %+v", back)
+	}
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(screen("claude"), "? for shortcuts"); time.Sleep(250 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted claude never showed its composer:\n%s", screen("claude"))
 		}
 	}
 }

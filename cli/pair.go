@@ -524,7 +524,7 @@ func runPairChat(ctx context.Context, c *Context, args []string) error {
 // wrote and decided, and what was refused.
 var chatKinds = []string{pair.EventCreated, pair.EventJoined, pair.EventClaim, pair.EventRelease, pair.EventAdvance, pair.EventVeto,
 	pair.EventRoundClosed, pair.EventRoundOpened, pair.EventLetter, pair.EventNote, pair.EventTask, pair.EventPatch, pair.EventEvidence,
-	pair.EventRefusal, pair.EventOwnerOK, pair.EventApproved, pair.EventDenied, pair.EventRestart, pair.EventStopped, pair.EventSwap, pair.EventReport, pair.EventSeated}
+	pair.EventRefusal, pair.EventOwnerOK, pair.EventApproved, pair.EventDenied, pair.EventRestart, pair.EventStopped, pair.EventSwap, pair.EventReport, pair.EventSeated, pair.EventRoundReport}
 
 // palette is the chat's colours; empty strings when colour is off.
 type palette struct{ red, green, yellow, dim, bold, reset string }

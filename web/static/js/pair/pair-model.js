@@ -9,7 +9,7 @@ export const PHASES = ['scoping', 'plan', 'code', 'review', 'test', 'pr', 'done'
 export const CHAT_KINDS = new Set([
   'created', 'joined', 'claim', 'release', 'advance', 'veto', 'round_closed', 'round_opened', 'letter', 'note', 'task', 'patch',
   'evidence', 'refusal', 'owner_ok', 'unblock_approved', 'unblock_refused', 'restart', 'stopped', 'swap', 'report', 'budget',
-  'delivered', 'nudge', 'patch_waiting', 'pilot_parked',
+  'delivered', 'nudge', 'patch_waiting', 'pilot_parked', 'seated', 'round_report',
 ]);
 
 /**

@@ -101,6 +101,7 @@ func (s *Screen) newEmulator(cols, rows int) *vt.Emulator {
 	s.emu = e
 	s.observe()
 	s.observeCharsets()
+	s.observePen()
 	s.emu = prev
 	go s.replies.pump(e)
 	return e
@@ -190,7 +191,7 @@ func (s *Screen) observe() {
 		s.keypad, s.title, s.saved, s.main, s.mainSaved = false, "", nil, nil, nil
 		s.top, s.bottom = 0, -1
 		s.cursorStyle, s.cursorSteady = vt.CursorBlock, false
-		s.plain = plainScan{}
+		s.plain = plainScan{drawer: s.plain.drawer, penKnown: true}
 		return false
 	})
 }
@@ -318,7 +319,14 @@ func (s *Screen) Modes() (appCursor, bracketedPaste bool) {
 func (s *Screen) Replies() <-chan []byte { return s.replies.out }
 
 // Close stops the emulator.
-func (s *Screen) Close() error { return s.emu.Close() }
+func (s *Screen) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.plain.drawer != nil {
+		s.plain.drawer.emu.Close()
+	}
+	return s.emu.Close()
+}
 
 // Snapshot returns the bytes that redraw this screen on a fresh terminal
 // of the same size: the history, the main screen, the alternate screen

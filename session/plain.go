@@ -56,11 +56,11 @@ type plainScan struct {
 	// own rows have already gone up to the history.
 	deferred []deferredLine
 	bare     bool
-	// sgr are the colour sequences of the lines that went to the history
-	// without the emulator, in order: the emulator gets them before the
-	// deferred lines, so that its pen is the program's.
-	sgr []byte
-	off bool // never take the fast path (tests compare the two ways)
+	// penSeq are the SGR sequences that take the default pen to the one
+	// the run's lines have left: those since the last that starts with a
+	// reset, nil for the default pen.
+	penSeq []byte
+	off    bool // never take the fast path (tests compare the two ways)
 
 	// pen is the emulator's pen (colours and attributes) as the SGR
 	// sequences it was given set it, while penKnown; a sequence that
@@ -68,16 +68,22 @@ type plainScan struct {
 	// the next reset.
 	pen      uv.Style
 	penKnown bool
-	drawer   *lineDrawer // draws the lines with escape sequences; nil until needed
+	// drawer checks a run's first line and follows the pen through the
+	// run; histDrawer draws the history's lines. Nil until needed.
+	drawer, histDrawer *lineDrawer
 }
 
 // deferredLine is a line of a run not yet given to the emulator: its
-// bytes without the CR LF, and the history's form of it.
+// bytes without the CR LF, and the SGR sequences that make the pen it
+// starts with (penSeq).
 type deferredLine struct {
-	raw  []byte
-	text string
-	sgr  bool // raw holds colour sequences
+	raw []byte
+	pen []byte
 }
+
+// maxPenSeq bounds the colours a line may start with without a reset
+// among them; past it the lines go to the emulator.
+const maxPenSeq = 256
 
 // Bounds of a simple line in bytes: a line longer than this is not one
 // a program colours for reading.
@@ -358,16 +364,18 @@ func (s *Screen) run(b []byte) {
 		lines = append(lines, b[:e-2])
 		b = b[e:]
 	}
-	if !s.plain.verified {
+	// Until the state is proven, lines go to the emulator, each a
+	// candidate for the first line of a run (the first lines of a fresh
+	// screen only move the cursor down).
+	for !s.plain.verified {
+		if len(lines) == 0 {
+			return
+		}
 		first := lines[0]
 		s.feed(append(first[:len(first):len(first)], '\r', '\n'))
 		lines = lines[1:]
-		if !s.startRun(first) {
-			s.slow(lines)
-			return
-		}
+		s.plain.verified = s.startRun(first)
 	}
-	s.plain.verified = true
 	for i, l := range lines {
 		if !s.jump(l) {
 			s.land()
@@ -390,7 +398,7 @@ func (s *Screen) slow(lines [][]byte) {
 // in the state the fast path assumes, and readies the line drawer to
 // draw what follows with the pen first left.
 func (s *Screen) startRun(first []byte) bool {
-	if !s.plain.penKnown {
+	if !s.plain.penKnown || !s.plainMode() {
 		return false
 	}
 	// The drawer starts from the default pen: the line must take it to
@@ -399,32 +407,37 @@ func (s *Screen) startRun(first []byte) bool {
 	d := s.drawer()
 	d.reset()
 	d.draw(first)
-	if !d.pen.Equal(&pen) {
+	if !d.pen.Equal(&pen) || !s.plainState(d.line) {
 		return false
 	}
-	return s.plainState(d.line)
+	seq, ok := extendPenSeq(nil, sgrOf(nil, first), d.pen.IsZero())
+	s.plain.penSeq = seq
+	return ok
 }
 
 // jump takes a simple line printed at the bottom of a screen in the
 // plain state as its line feed would: each line feed moves the top row
 // to the history, first the emulator's own rows (all but the blank bottom
-// one, in one scroll), then the lines themselves; the lines still on
-// screen wait in deferred until someone reads the screen (land). It
-// reports false, taking nothing, when the line's line feed would not
-// leave a blank row.
+// one, in one scroll), then the lines themselves, kept as bytes until
+// read; the lines still on screen wait in deferred until someone reads
+// the screen (land). It reports false, taking nothing, when the line's
+// line feed would not leave a blank row, or its colours cannot be kept.
 func (s *Screen) jump(raw []byte) bool {
-	dl := deferredLine{raw: bytes.Clone(raw)}
-	d := s.drawer()
-	if bytes.IndexByte(raw, 0x1b) < 0 && d.pen.IsZero() {
-		dl.text = string(bytes.TrimRight(raw, " "))
-	} else {
-		dl.text = d.draw(raw)
+	dl := deferredLine{raw: bytes.Clone(raw), pen: s.plain.penSeq}
+	if bytes.IndexByte(raw, 0x1b) >= 0 {
+		d := s.drawer()
+		sgr := sgrOf(nil, raw)
+		d.emu.Write(sgr) // the pen, followed at the cost of the colours alone
 		if d.pen.Bg != nil {
 			// Its line feed fills the new row with the colour. The
 			// drawer is reset when the next run starts.
 			return false
 		}
-		dl.sgr = bytes.IndexByte(raw, 0x1b) >= 0
+		seq, ok := extendPenSeq(s.plain.penSeq, sgr, d.pen.IsZero())
+		if !ok {
+			return false
+		}
+		s.plain.penSeq = seq
 	}
 	s.plain.deferred = append(s.plain.deferred, dl)
 	if len(s.plain.deferred) < s.rows {
@@ -436,24 +449,58 @@ func (s *Screen) jump(raw []byte) bool {
 	}
 	gone := s.plain.deferred[0]
 	s.plain.deferred = s.plain.deferred[1:]
-	s.history.push(gone.text)
-	if gone.sgr {
-		s.plain.sgr = sgrOf(s.plain.sgr, gone.raw)
-		if len(s.plain.sgr) > maxWrite {
-			// Colours only move the pen; they can go ahead of the lines.
-			s.feedSGR()
-		}
+	if gone.pen == nil && bytes.IndexByte(gone.raw, 0x1b) < 0 {
+		s.history.push(string(bytes.TrimRight(gone.raw, " ")))
+	} else {
+		s.history.pushRaw(gone.raw, gone.pen)
 	}
 	return true
 }
 
-// feedSGR gives the emulator the colours of the lines that went by.
-func (s *Screen) feedSGR() {
-	if len(s.plain.sgr) > 0 {
-		b := s.plain.sgr
-		s.plain.sgr = nil
-		s.feed(b)
+// extendPenSeq returns the SGR sequences that make the pen after sgr
+// from the default, given seq for the pen before: a sequence that starts
+// with a reset makes the pen owe nothing to what came before. ok is
+// false when they grow past maxPenSeq.
+func extendPenSeq(seq, sgr []byte, zero bool) (_ []byte, ok bool) {
+	if zero {
+		return nil, true
 	}
+	from := 0
+	for i := 0; i < len(sgr); {
+		end := i + bytes.IndexByte(sgr[i:], 'm') + 1
+		if isResetSGR(sgr[i+2 : end-1]) {
+			seq, from = nil, i
+		}
+		i = end
+	}
+	if len(seq)+len(sgr)-from > maxPenSeq {
+		return nil, false
+	}
+	out := make([]byte, 0, len(seq)+len(sgr)-from)
+	return append(append(out, seq...), sgr[from:]...), true
+}
+
+// isResetSGR reports whether SGR parameters begin with a full reset (an
+// empty or 0 first parameter), after which the pen owes nothing to what
+// it was.
+func isResetSGR(params []byte) bool {
+	return len(params) == 0 || string(params) == "0" || bytes.HasPrefix(params, []byte("0;"))
+}
+
+// drawLine draws a simple line that starts with the pen that pen's
+// sequences make, as the history keeps it.
+func (s *Screen) drawLine(raw, pen []byte) string {
+	d := s.plain.histDrawer
+	if d == nil || len(d.line) != s.cols {
+		if d != nil {
+			d.emu.Close()
+		}
+		d = newLineDrawer(s.cols)
+		s.plain.histDrawer = d
+	}
+	d.reset()
+	d.emu.Write(pen)
+	return d.draw(raw)
 }
 
 // land prints the deferred lines where they are: above the blank bottom
@@ -469,8 +516,11 @@ func (s *Screen) land() {
 	if !bare {
 		buf.WriteString("\x1b[" + strconv.Itoa(len(q)) + "S")
 	}
-	buf.Write(s.plain.sgr)
-	s.plain.sgr = nil
+	if bare {
+		// The emulator's pen is the one the lines before these left.
+		buf.WriteString("\x1b[m")
+		buf.Write(q[0].pen)
+	}
 	buf.WriteString("\x1b[" + strconv.Itoa(s.rows-len(q)) + ";1H")
 	for _, l := range q {
 		buf.Write(l.raw)
@@ -479,16 +529,19 @@ func (s *Screen) land() {
 	s.feed(buf.Bytes())
 }
 
-// plainState reports whether the emulator just printed a line as want
-// shows it on the row above a blank bottom row, with the cursor at the
-// bottom row's start, in the state the fast path assumes.
-func (s *Screen) plainState(want uv.Line) bool {
+// plainMode reports whether the emulator is in the state the fast path
+// assumes, with the cursor at the bottom row's start.
+func (s *Screen) plainMode() bool {
 	if s.emu.IsAltScreen() || s.bottom >= 0 || s.modes[modeKey{69, true}] || s.modes[modeKey{4, false}] || !s.plain.charsetASCII() {
 		return false
 	}
-	if p := s.emu.CursorPosition(); p.X != 0 || p.Y != s.rows-1 {
-		return false
-	}
+	p := s.emu.CursorPosition()
+	return p.X == 0 && p.Y == s.rows-1
+}
+
+// plainState reports whether the emulator just printed a line as want
+// shows it on the row above a blank bottom row.
+func (s *Screen) plainState(want uv.Line) bool {
 	for x := range s.cols {
 		if c := s.emu.CellAt(x, s.rows-1); c == nil || !c.Equal(&uv.EmptyCell) {
 			return false

@@ -123,6 +123,13 @@ func TestJumpScrollIsExact(t *testing.T) {
 			fast.Write(rest[:n])
 			slow.Write(rest[:n])
 			rest = rest[n:]
+			if r.IntN(12) == 0 {
+				// A narrower or wider screen: the history's lines were
+				// printed, and erased to their end, at the old width.
+				cols := max(size[0]+r.IntN(21)-10, 10)
+				fast.Resize(cols, size[1])
+				slow.Resize(cols, size[1])
+			}
 		}
 		// A last character shows the pen each ends with.
 		fast.Write([]byte("P"))
@@ -177,5 +184,26 @@ func TestJumpScrollIsTaken(t *testing.T) {
 	}
 	if got := s.Text().Lines[22]; got != "line 4999" {
 		t.Errorf("row 22 = %q", got)
+	}
+}
+
+// TestJumpScrollHistoryKeepsItsWidth resizes a screen whose history holds
+// lines not yet drawn, erased to their end with a background: they are
+// drawn at the width they were printed at.
+func TestJumpScrollHistoryKeepsItsWidth(t *testing.T) {
+	fast := NewScreen(40, 10, 1000)
+	slow := NewScreen(40, 10, 1000)
+	slow.plain.off = true
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "\x1b[44m%03d\x1b[K\x1b[0m end\r\n", i)
+	}
+	for _, s := range []*Screen{fast, slow} {
+		s.Write([]byte("\r\n"))
+		s.Write([]byte(b.String()))
+		s.Resize(60, 10)
+	}
+	if d := diffScreens(fast, slow); d != "" {
+		t.Fatalf("the fast path differs:\n%s", d)
 	}
 }

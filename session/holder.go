@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -117,6 +118,7 @@ type holder struct {
 
 	stopOnce sync.Once
 	stopped  atomic.Bool
+	outputs  atomic.Int64 // chunks of output so far, for trim
 
 	ln   net.Listener
 	wg   sync.WaitGroup // viewers' writers
@@ -163,6 +165,7 @@ func Hold(spec Spec, ready io.WriteCloser, log *slog.Logger) error {
 		}
 	}()
 	go h.accept()
+	go h.trim()
 
 	for {
 		exit := h.run(cmd)
@@ -261,6 +264,7 @@ func exitOf(cmd *exec.Cmd, err error, stopped bool) *Exit {
 // chunk either in its snapshot or in its stream, never both, never
 // neither.
 func (h *holder) output(p []byte) {
+	h.outputs.Add(1)
 	h.mu.Lock()
 	h.screen.Write(p)
 	if hasQuery(p) {
@@ -281,6 +285,38 @@ func (h *holder) output(p []byte) {
 	for _, v := range late {
 		if !v.waitRoom(maxQueued, viewerWait) {
 			h.resync(v)
+		}
+	}
+}
+
+// trimIdle is how long a holder waits without output before it gives
+// back the memory its start and its last burst touched.
+const trimIdle = 2 * time.Second
+
+// trim gives back memory once the holder is idle: after its start, and
+// after every burst of output. A holder spends most of its life waiting,
+// and its start (the runtime's and every package's initialisation) and a
+// burst touch pages it then no longer needs: the Go heap's free pages go
+// back to the kernel, and so do the pages of the binary it only read.
+func (h *holder) trim() {
+	t := time.NewTicker(trimIdle)
+	defer t.Stop()
+	last, trimmed := int64(-1), false
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+		}
+		n := h.outputs.Load()
+		if n != last {
+			last, trimmed = n, false
+			continue
+		}
+		if !trimmed {
+			debug.FreeOSMemory()
+			releaseImage()
+			trimmed = true
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,7 +99,7 @@ func (m *Manager) deskBin() (string, error) {
 	return exe, nil
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var profileName = desk.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // plan is a validated launch: the record to keep and the holder's spec.
 type plan struct {
@@ -147,7 +146,7 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 		if l.ProfileEnv == "" {
 			return nil, desk.Errorf(desk.Invalid, "%s has no profile folder desk can point it at", l.Title)
 		}
-		if !profileName.MatchString(r.Profile) {
+		if !profileName().MatchString(r.Profile) {
 			return nil, desk.Errorf(desk.Invalid, "profile %q is not a name: letters, digits, _ . - (up to 64)", clip(r.Profile, 80))
 		}
 	}

@@ -118,7 +118,7 @@ type holder struct {
 
 	stopOnce sync.Once
 	stopped  atomic.Bool
-	outputs  atomic.Int64 // chunks of output so far, for trim
+	activity atomic.Int64 // chunks of output and requests so far, for trim
 
 	ln   net.Listener
 	wg   sync.WaitGroup // viewers' writers
@@ -264,7 +264,7 @@ func exitOf(cmd *exec.Cmd, err error, stopped bool) *Exit {
 // chunk either in its snapshot or in its stream, never both, never
 // neither.
 func (h *holder) output(p []byte) {
-	h.outputs.Add(1)
+	h.activity.Add(1)
 	h.mu.Lock()
 	h.screen.Write(p)
 	if hasQuery(p) {
@@ -289,12 +289,12 @@ func (h *holder) output(p []byte) {
 	}
 }
 
-// trimIdle is how long a holder waits without output before it gives
-// back the memory its start and its last burst touched.
+// trimIdle is how long a holder waits without output or requests before
+// it gives back the memory its start and its last burst touched.
 const trimIdle = 2 * time.Second
 
 // trim gives back memory once the holder is idle: after its start, and
-// after every burst of output. A holder spends most of its life waiting,
+// after every burst of output or requests. A holder spends most of its life waiting,
 // and its start (the runtime's and every package's initialisation) and a
 // burst touch pages it then no longer needs: the Go heap's free pages go
 // back to the kernel, and so do the pages of the binary it only read.
@@ -308,7 +308,7 @@ func (h *holder) trim() {
 			return
 		case <-t.C:
 		}
-		n := h.outputs.Load()
+		n := h.activity.Load()
 		if n != last {
 			last, trimmed = n, false
 			continue
@@ -376,6 +376,7 @@ func (h *holder) serve(c *conn) {
 		if err != nil {
 			return
 		}
+		h.activity.Add(1)
 		if err := h.handle(c, &v, f); err != nil {
 			if c.writeJSON(msgError, errorReply{Error: desk.ErrorMessage(err), Code: desk.ErrorCode(err)}) != nil {
 				return

@@ -120,9 +120,10 @@ type holder struct {
 	stopped  atomic.Bool
 	activity atomic.Int64 // chunks of output and requests so far, for trim
 
-	ln   net.Listener
-	wg   sync.WaitGroup // viewers' writers
-	done chan struct{}
+	ln     net.Listener
+	sockFI os.FileInfo    // the socket file this holder made
+	wg     sync.WaitGroup // viewers' writers
+	done   chan struct{}
 }
 
 // Hold runs a session's holder until the program in it ends: it starts
@@ -145,12 +146,13 @@ func Hold(spec Spec, ready io.WriteCloser, log *slog.Logger) error {
 		return fail(fmt.Errorf("listen: %w", err))
 	}
 	h.ln = ln
+	h.sockFI = socketFile(spec.DataDir, spec.ID)
 	h.screen = NewScreen(spec.Cols, spec.Rows, spec.Scrollback)
 	go h.answer()
 	cmd, err := h.start(spec.Argv)
 	if err != nil {
 		ln.Close()
-		removeSocket(spec.DataDir, spec.ID)
+		removeOwnSocket(spec.DataDir, spec.ID, h.sockFI)
 		return fail(err)
 	}
 	json.NewEncoder(ready).Encode(map[string]int{"pid": cmd.Process.Pid})
@@ -639,8 +641,11 @@ func (h *holder) finish(exit *Exit) {
 	}
 	h.log.Info("the program ended", "code", code, "reason", exit.Reason)
 	time.Sleep(linger)
+	// The file goes first, then the listener: a holder of the next
+	// generation never finds this one answering, and this one never
+	// removes the next one's socket.
+	removeOwnSocket(h.spec.DataDir, h.spec.ID, h.sockFI)
 	h.ln.Close()
-	removeSocket(h.spec.DataDir, h.spec.ID)
 	h.mu.Lock()
 	for v := range h.viewers {
 		v.finish()

@@ -754,6 +754,9 @@ func (m *Manager) Resume(ctx context.Context, id string) (*desk.Session, error) 
 	if err != nil {
 		return nil, err
 	}
+	if err := waitHolderGone(ctx, m.DataDir, id, 3*time.Second); err != nil {
+		return nil, err
+	}
 	next := *s
 	next.Generation = s.Generation + 1
 	next.ResumeID = r.Resume

@@ -192,7 +192,7 @@ func (s *Screen) observe() {
 		s.keypad, s.title, s.saved, s.main, s.mainSaved = false, "", nil, nil, nil
 		s.top, s.bottom = 0, -1
 		s.cursorStyle, s.cursorSteady = vt.CursorBlock, false
-		s.plain = plainScan{drawer: s.plain.drawer, penKnown: true}
+		s.plain = plainScan{drawer: s.plain.drawer, histDrawer: s.plain.histDrawer, penKnown: true, off: s.plain.off}
 		return false
 	})
 }
@@ -324,8 +324,10 @@ func (s *Screen) Replies() <-chan []byte { return s.replies.out }
 func (s *Screen) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.plain.drawer != nil {
-		s.plain.drawer.emu.Close()
+	for _, d := range []*lineDrawer{s.plain.drawer, s.plain.histDrawer} {
+		if d != nil {
+			d.emu.Close()
+		}
 	}
 	return s.emu.Close()
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,7 +105,7 @@ func (m *Manager) deskBin() (string, error) {
 	return exe, nil
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var profileName = desk.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // plan is a validated launch: the record to keep and the holder's spec.
 type plan struct {
@@ -154,7 +153,7 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 		if l.ProfileEnv == "" {
 			return nil, desk.Errorf(desk.Invalid, "%s has no profile folder desk can point it at", l.Title)
 		}
-		if !profileName.MatchString(r.Profile) {
+		if !profileName().MatchString(r.Profile) {
 			return nil, desk.Errorf(desk.Invalid, "profile %q is not a name: letters, digits, _ . - (up to 64)", clip(r.Profile, 80))
 		}
 	}
@@ -797,6 +796,9 @@ func (m *Manager) ResumeWith(ctx context.Context, id string, env map[string]stri
 	}
 	p, err := m.validate(&r)
 	if err != nil {
+		return nil, err
+	}
+	if err := waitHolderGone(ctx, m.DataDir, id, 3*time.Second); err != nil {
 		return nil, err
 	}
 	next := *s

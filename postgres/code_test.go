@@ -16,7 +16,6 @@ import (
 	"desk/tiers"
 )
 
-
 // codeObjects returns the code's object stores on a new bucket of a real
 // S3 server, behind the read tiers (memory, then disk), as a team server
 // keeps them.

@@ -142,7 +142,16 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 		return db.Ping(ctx)
 	})
 	counted := m.Blobs(blobs)
-	db, err = postgres.Open(ctx, o.db, postgres.Options{Blobs: counted, Logger: logger})
+	// Writes wait for the writers' lock holding a connection each, so the
+	// pool is large enough that reads never queue behind them.
+	conns, err := envBytes(c.Getenv, "DESK_DB_MAX_CONNS", 16)
+	if err != nil {
+		return err
+	}
+	if conns < 2 {
+		return desk.Errorf(desk.Invalid, "DESK_DB_MAX_CONNS=%d: a replica needs at least 2 connections", conns)
+	}
+	db, err = postgres.Open(ctx, o.db, postgres.Options{Blobs: counted, Logger: logger, MaxConns: int32(min(conns, 1000))})
 	if err != nil {
 		return err
 	}

@@ -422,7 +422,7 @@ func makeFixture(ctx context.Context, cfg *TeamConfig, f *failover) (*teamFixtur
 			return nil, err
 		}
 	}
-	if _, err := f.call(ctx, "POST", p+"/handoff", map[string]any{"author": "owner", "text": "# Handoff\n\nThe lava tiles are next; then the ledge.\n"}, nil); err != nil {
+	if _, err := f.call(ctx, "POST", p+"/handoff", map[string]any{"author": "owner", "markdown": "# Handoff\n\nThe lava tiles are next; then the ledge.\n"}, nil); err != nil {
 		return nil, fmt.Errorf("fixture handoff: %w", err)
 	}
 	for i := 0; i <= cfg.Agents; i++ {

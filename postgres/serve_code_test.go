@@ -88,7 +88,11 @@ func send(t *testing.T, r *replica, token, workspace string, objs []code.Object)
 	return r.codeRequest(t, token, http.MethodPost, repo+"land", land)
 }
 
-var landingsMetric = regexp.MustCompile(`(?m)^desk_landings_total (\d+)$`)
+var (
+	landingsMetric = regexp.MustCompile(`(?m)^desk_landings_total (\d+)$`)
+	feedLagMetric  = regexp.MustCompile(`(?m)^desk_feed_lag_seconds (\S+)$`)
+	dbUpMetric     = regexp.MustCompile(`(?m)^desk_db_up 1$`)
+)
 
 // scrape reads a replica's metrics.
 func (r *replica) scrape(t *testing.T) string {
@@ -196,6 +200,18 @@ func TestTwoReplicasRaceLandings(t *testing.T) {
 		total += k
 		if !bytes.Contains([]byte(m), []byte(`desk_http_requests_total{route="/v1/code/{owner}/{repo}/land",status="200"}`)) {
 			t.Errorf("%s's metrics do not name the landing route by its pattern", r.url)
+		}
+		// Each replica heard of the other's landings through the feed,
+		// within seconds of their commit, and its database answers.
+		lag := feedLagMetric.FindStringSubmatch(m)
+		if lag == nil {
+			t.Fatalf("%s has no desk_feed_lag_seconds", r.url)
+		}
+		if v, err := strconv.ParseFloat(lag[1], 64); err != nil || v <= 0 || v > 5 {
+			t.Errorf("%s: desk_feed_lag_seconds %s, want the lag of a feed row it read (above 0, under 5 s)", r.url, lag[1])
+		}
+		if !dbUpMetric.MatchString(m) {
+			t.Errorf("%s: desk_db_up is not 1", r.url)
 		}
 		if bytes.Contains([]byte(m), []byte("acme/game")) {
 			t.Errorf("%s's metrics name the repository", r.url)

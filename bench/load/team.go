@@ -589,12 +589,20 @@ func drive(ctx context.Context, cfg *TeamConfig, servers []*Server, kill bool) (
 				rec.Fail("live", err)
 				continue
 			}
+			ack := time.Now()
 			mu.Lock()
 			acked = append(acked, text)
 			mu.Unlock()
-			if err := awaitChange(events, key, actor, sent, rec); err != nil {
+			seen, err := awaitComment(events, key, actor)
+			if err != nil {
 				rec.Fail("live", err)
+				continue
 			}
+			// live is the whole way, the write's own time included, as
+			// the local run times it; live_after_ack only the way from
+			// the commit's answer to the other replica's stream.
+			rec.Add("live", seen.Sub(sent))
+			rec.Add("live_after_ack", max(seen.Sub(ack), 0))
 		}
 	}()
 
@@ -643,4 +651,25 @@ func drive(ctx context.Context, cfg *TeamConfig, servers []*Server, kill bool) (
 	run.acked = acked
 	cfg.logf("%d operations in %.1f s (%.1f/s), %d errors, %d retried on another replica", run.Ops, run.Seconds, float64(run.Ops)/run.Seconds, run.Errors, run.Retries)
 	return run, nil
+}
+
+// awaitComment waits for the change event of actor's comment on key and
+// returns when it was read.
+func awaitComment(events <-chan arrival, key, actor string) (time.Time, error) {
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case a, ok := <-events:
+			if !ok {
+				return time.Time{}, fmt.Errorf("the event stream closed")
+			}
+			for _, r := range a.rows {
+				if r.Type == "comment" && r.Actor == actor && r.Issue != nil && *r.Issue == key {
+					return a.at, nil
+				}
+			}
+		case <-timeout:
+			return time.Time{}, fmt.Errorf("%s's comment did not reach the event stream within 5 s", actor)
+		}
+	}
 }

@@ -133,6 +133,23 @@ func TestTwoReplicasRaceLandings(t *testing.T) {
 	replicas := []*replica{a, b}
 	tokens := []string{a.token(t), b.token(t)}
 
+	// Until the team server keeps identities, a bearer token is refused
+	// with the reason, and nothing else opens the code.
+	req, _ := http.NewRequest("GET", a.url+"/v1/code/acme/game/head", nil)
+	req.Header.Set("Authorization", "Bearer not-a-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refusal, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 401 || !bytes.Contains(refusal, []byte("keeps no identities")) {
+		t.Fatalf("a bearer token on the team server: %d %s", resp.StatusCode, refusal)
+	}
+	if st, body := a.codeRequest(t, "wrong", http.MethodGet, "/v1/code/acme/game/head", nil); st != 401 {
+		t.Fatalf("a wrong page token: %d %s", st, body)
+	}
+
 	base := change(t, nil, map[string]string{"README.md": "the game\n"}, "start\n")
 	if st, body := send(t, a, tokens[0], "ws-base", base); st != 200 {
 		t.Fatalf("the first landing: %d %s", st, body)

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"desk"
+	"desk/code"
+	"desk/code/blobstore"
 	"desk/folder"
 	deskhttp "desk/http"
 	"desk/metrics"
@@ -117,7 +119,9 @@ func teamObjects(ctx context.Context, c *Context, raw string) (desk.Blobs, strin
 		}
 		ts = append(ts, disk)
 	}
-	return tiers.New(store, tiers.Options{Tiers: ts}), cfg.String(), store.Check, nil
+	// One set of tiers for the attachments and the code's objects: a code
+	// object's copy in a tier must hash to its key, or it is a miss.
+	return tiers.New(store, tiers.Options{Tiers: ts, Verify: blobstore.Verify}), cfg.String(), store.Check, nil
 }
 
 // serveTeam runs the team server: the records in PostgreSQL, the
@@ -137,11 +141,24 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 		}
 		return db.Ping(ctx)
 	})
-	db, err = postgres.Open(ctx, o.db, postgres.Options{Blobs: m.Blobs(blobs), Logger: logger})
+	counted := m.Blobs(blobs)
+	// Writes wait for the writers' lock holding a connection each, so the
+	// pool is large enough that reads never queue behind them.
+	conns, err := envBytes(c.Getenv, "DESK_DB_MAX_CONNS", 16)
+	if err != nil {
+		return err
+	}
+	if conns < 2 {
+		return desk.Errorf(desk.Invalid, "DESK_DB_MAX_CONNS=%d: a replica needs at least 2 connections", conns)
+	}
+	db, err = postgres.Open(ctx, o.db, postgres.Options{Blobs: counted, Logger: logger, MaxConns: int32(min(conns, 1000))})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// The code: its tables in the database, its objects in the object
+	// store beside the attachments (S3 behind the read tiers).
+	codeSvc := code.NewService(m.Code(db.Code()), blobstore.New(counted))
 	host := "127.0.0.1"
 	if o.lan {
 		host = "0.0.0.0"
@@ -154,7 +171,7 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	srv := deskhttp.NewServer(feedMetrics{db, m, pairSvc}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
-		Observe: m.Request,
+		Observe: m.Request, Code: codeSvc,
 	})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", o.port, err).WithHint("pick another --port")

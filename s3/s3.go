@@ -226,6 +226,23 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadSeekCloser, int64,
 	return obj, st.Size, nil
 }
 
+// Exists reports whether key is there, with a HEAD request: its bytes are
+// not read.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	name, err := s.name(key)
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.client.StatObject(ctx, s.cfg.Bucket, name, minio.StatObjectOptions{}); err != nil {
+		err = s.fail("stat", key, err)
+		if desk.ErrorCode(err) == desk.NotFound {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
 // Delete removes key; a missing key is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	name, err := s.name(key)

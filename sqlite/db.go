@@ -180,6 +180,10 @@ func dsn(path string, readOnly bool, cacheKiB int, oneShot bool) string {
 // Dir returns the data folder.
 func (db *DB) Dir() string { return db.dir }
 
+// ReadDB returns the pool of query-only connections, for a tool that
+// reads whole tables (desk migrate).
+func (db *DB) ReadDB() *sql.DB { return db.read }
+
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 

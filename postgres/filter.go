@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"desk"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // sqlArgs collects a query's arguments; add names each by its placeholder.
@@ -13,6 +15,14 @@ type sqlArgs []any
 func (a *sqlArgs) add(v any) string {
 	*a = append(*a, v)
 	return "$" + strconv.Itoa(len(*a))
+}
+
+// planned returns a list query's arguments so that PostgreSQL plans the
+// query for these values each time (an unnamed statement): a plan made
+// once for any values (a cached statement's, after a few runs) cannot see
+// how many issues a project or a search has, and walks them the slow way.
+func planned(args sqlArgs) []any {
+	return append([]any{pgx.QueryExecModeExec}, args...)
 }
 
 // numFacets is how many facets a list counts (desk.FacetsPassed's bits).

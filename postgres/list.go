@@ -95,42 +95,24 @@ func countIssues(ctx context.Context, q querier, p *projectRow, f *desk.IssueFil
 	c := desk.NewCounts()
 	var args sqlArgs
 	lf := newListFilter(f, p, now, &args)
-	// One pass over the issues that pass the plain filters: each yields
-	// a row per facet, marked with whether it passes every other facet.
-	bits := make([]string, numFacets)
-	for i, cond := range lf.facets {
-		bits[i] = "(" + cond + ") AS f" + strconv.Itoa(i)
+	from := "FROM issues i" + hits.join(&args) + " WHERE "
+	facet := func(n int, key, name, extra string, out ...int) string {
+		return "SELECT " + strconv.Itoa(n) + ", " + key + ", " + name + ", count(*) " + from + lf.except(out...) + extra
 	}
-	others := func(out ...int) string {
-		var conds []string
-		for i := 0; i < numFacets; i++ {
-			if !containsInt(out, i) {
-				conds = append(conds, "c.f"+strconv.Itoa(i))
-			}
-		}
-		return strings.Join(conds, " AND ")
-	}
-	row := func(n int, key, name, pass string) string {
-		return "(" + strconv.Itoa(n) + ", " + key + ", " + name + ", " + pass + ")"
-	}
-	rows := []string{row(desk.FacetStatus, "c.status", "''", others(desk.FacetStatus))}
+	parts := []string{facet(desk.FacetStatus, "i.status", "''", " GROUP BY i.status", desk.FacetStatus)}
 	if !f.StatusCountsOnly {
-		rows = append(rows,
-			row(desk.FacetKind, "c.kind", "''", others(desk.FacetKind)),
-			row(desk.FacetPriority, "c.priority", "''", others(desk.FacetPriority)),
-			row(desk.FacetArea, "lower(c.area)", "c.area", others(desk.FacetArea)+" AND c.area <> ''"),
-			row(desk.FacetSeed, "c.seed::text", "''", others(desk.FacetSeed)+" AND c.seed IS NOT NULL"),
-			row(desk.FacetSize, "CASE WHEN c.size = '' THEN 'none' ELSE c.size END", "''", others(desk.FacetSize)),
-			row(desk.FacetMilestone, "lower(c.milestone)", "c.milestone", others(desk.FacetMilestone)+" AND c.milestone <> ''"),
-			row(desk.FacetMerged, "''", "''", others(desk.FacetMerged, desk.FacetStatus)+" AND c.merged_into IS NOT NULL"),
+		parts = append(parts,
+			facet(desk.FacetKind, "i.kind", "''", " GROUP BY i.kind", desk.FacetKind),
+			facet(desk.FacetPriority, "i.priority", "''", " GROUP BY i.priority", desk.FacetPriority),
+			facet(desk.FacetArea, "lower(i.area)", `min(i.area COLLATE "C")`, " AND i.area <> '' GROUP BY lower(i.area)", desk.FacetArea),
+			facet(desk.FacetSeed, "i.seed::text", "''", " AND i.seed IS NOT NULL GROUP BY i.seed", desk.FacetSeed),
+			facet(desk.FacetSize, "CASE WHEN i.size = '' THEN 'none' ELSE i.size END", "''", " GROUP BY 2", desk.FacetSize),
+			facet(desk.FacetMilestone, "lower(i.milestone)", `min(i.milestone COLLATE "C")`,
+				" AND i.milestone <> '' GROUP BY lower(i.milestone)", desk.FacetMilestone),
+			facet(desk.FacetMerged, "''", "''", " AND i.merged_into IS NOT NULL", desk.FacetMerged, desk.FacetStatus),
 		)
 	}
-	query := `SELECT v.facet, v.key, min(v.name COLLATE "C"), count(*)
-FROM (SELECT i.status, i.kind, i.priority, i.area, i.seed, i.size, i.milestone, i.merged_into, ` + strings.Join(bits, ", ") +
-		" FROM issues i" + hits.join(&args) + " WHERE " + lf.plain + `) c,
-LATERAL (VALUES ` + strings.Join(rows, ",\n") + `) v(facet, key, name, pass)
-WHERE v.pass GROUP BY v.facet, v.key`
-	err := eachRow(ctx, q, query, args, func(rs pgx.Rows) error {
+	err := eachRow(ctx, q, strings.Join(parts, "\nUNION ALL\n"), planned(args), func(rs pgx.Rows) error {
 		var n, count int
 		var key, name string
 		if err := rs.Scan(&n, &key, &name, &count); err != nil {
@@ -173,7 +155,7 @@ func listPage(ctx context.Context, q querier, p *projectRow, f *desk.IssueFilter
 	sub := "SELECT i.id, row_number() OVER (ORDER BY " + order + ") AS ord FROM issues i" + join + " WHERE " + lf.all() +
 		" ORDER BY " + order + " LIMIT " + args.add(f.Limit) + " OFFSET " + args.add(f.Offset)
 	var page []*row
-	err := eachRow(ctx, q, issueSelect(!f.Summary)+"JOIN ("+sub+") pg ON pg.id = i.id ORDER BY pg.ord", args, func(rs pgx.Rows) error {
+	err := eachRow(ctx, q, issueSelect(!f.Summary)+"JOIN ("+sub+") pg ON pg.id = i.id ORDER BY pg.ord", planned(args), func(rs pgx.Rows) error {
 		r, err := scanIssue(rs)
 		page = append(page, r)
 		return err

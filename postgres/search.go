@@ -144,7 +144,7 @@ func ranked(ctx context.Context, q querier, p *projectRow, terms []desk.SearchTe
 		dest = append(dest, &m.title, &m.details, &m.body, &m.comments, &m.first)
 	}
 	dest = append(dest, &nearFields, &nearComments, &keeps)
-	err = eachRow(ctx, q, query, args, func(rs pgx.Rows) error {
+	err = eachRow(ctx, q, query, planned(args), func(rs pgx.Rows) error {
 		if err := rs.Scan(dest...); err != nil {
 			return err
 		}
@@ -214,7 +214,7 @@ func substring(ctx context.Context, q querier, p *projectRow, terms []desk.Searc
 			OR EXISTS (SELECT 1 FROM comments c WHERE c.issue_id = i.id AND strpos(lower(c.text), `+n+`) > 0))`)
 	}
 	err := eachRow(ctx, q, `SELECT i.id FROM issues i JOIN projects p ON p.id = i.project_id WHERE `+strings.Join(where, " AND "),
-		args, func(rs pgx.Rows) error {
+		planned(args), func(rs pgx.Rows) error {
 			var id int64
 			err := rs.Scan(&id)
 			sr.hits[id] = &searchHit{}

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"desk"
@@ -10,11 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Issues lists a project's issues as the list's definition
-// (desk.ListIssues) makes it, with the database doing the work: the
-// filters, the facets' counts, the order and the page are SQL, the search
-// is PostgreSQL's full-text search (see search), and only the page's rows
-// are read.
+// Issues lists a project's issues: filtered, counted, sorted and paged by
+// the list's definition (desk.ListIssues) over the project's issues, with
+// the search's hits when the filter has a search text.
 func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*desk.IssueList, error) {
 	if err := f.Normalize(); err != nil {
 		return nil, err
@@ -25,165 +22,34 @@ func (db *DB) Issues(ctx context.Context, slug string, f desk.IssueFilter) (*des
 		if err != nil {
 			return err
 		}
-		now := desk.FormatTime(db.now())
-		l := &desk.IssueList{Project: p.Slug, Limit: f.Limit, Offset: f.Offset, Summary: f.Summary, Issues: []*desk.Issue{}}
-		out = l
-		var sr *searchResult
-		if terms := desk.ParseSearch(f.Q); len(terms) > 0 {
-			if sr, err = search(ctx, q, p, terms, &f, now); err != nil {
-				return err
-			}
-			l.Search = &desk.SearchInfo{Mode: sr.mode}
-		}
-		var hits hitTable
-		if sr != nil {
-			hits = sr.table()
-		}
-		if l.Counts, err = countIssues(ctx, q, p, &f, now, hits); err != nil {
-			return err
-		}
-		for _, s := range desk.Statuses {
-			if len(f.Status) == 0 || desk.OneOf(s, f.Status) {
-				l.Total += l.Counts.Status[s] // the status facet counts what passes every other
-			}
-		}
-		if f.Offset >= l.Total {
-			return nil
-		}
-		page, err := listPage(ctx, q, p, &f, now, hits)
+		issues, err := projectIssues(ctx, q, p, !f.Summary)
 		if err != nil {
 			return err
 		}
-		if !f.Unclaimed {
-			if err := withPageClaims(ctx, q, page, now); err != nil {
+		if issues, err = db.withClaims(ctx, q, p.id, issues, f.Unclaimed); err != nil {
+			return err
+		}
+		var sr *searchResult
+		terms := desk.ParseSearch(f.Q)
+		if len(terms) > 0 {
+			keep := func(is *desk.Issue) bool {
+				return desk.PassesPlainFilters(is, &f) && desk.FacetsPassed(is, &f) == desk.AllFacets
+			}
+			if sr, err = search(ctx, q, p, issues, terms, keep); err != nil {
 				return err
 			}
 		}
-		if sr != nil && sr.mode == desk.SearchRanked {
-			if err := sr.excerpts(ctx, q, page); err != nil {
-				return err
-			}
+		var hits *desk.SearchHits
+		if sr != nil {
+			hits = &sr.SearchHits
 		}
-		for _, r := range page {
-			l.Issues = append(l.Issues, &r.Issue)
+		out = desk.ListIssues(p.Slug, issues, &f, hits)
+		if sr != nil && sr.Mode == desk.SearchRanked {
+			return sr.excerpts(ctx, q, out.Issues)
 		}
 		return nil
 	})
 	return out, err
-}
-
-// hitTable is a search's hits as SQL: a join of the issues aliased i to
-// the hits' row ids and scores (h.score), or "" for a list without a
-// search.
-type hitTable struct {
-	ids    []int64
-	scores []float64
-	ranked bool
-}
-
-func (h hitTable) join(args *sqlArgs) string {
-	if h.ids == nil {
-		return ""
-	}
-	return " JOIN unnest(" + args.add(h.ids) + "::bigint[], " + args.add(h.scores) + "::float8[]) h(id, score) ON h.id = i.id "
-}
-
-// countIssues counts the facets of a list: each facet the issues that pass
-// every other one (the merged count ignores the status too), areas and
-// milestones folded by case under their first spelling in byte order.
-func countIssues(ctx context.Context, q querier, p *projectRow, f *desk.IssueFilter, now string, hits hitTable) (desk.Counts, error) {
-	c := desk.NewCounts()
-	var args sqlArgs
-	lf := newListFilter(f, p, now, &args)
-	from := "FROM issues i" + hits.join(&args) + " WHERE "
-	facet := func(n int, key, name, extra string, out ...int) string {
-		return "SELECT " + strconv.Itoa(n) + ", " + key + ", " + name + ", count(*) " + from + lf.except(out...) + extra
-	}
-	parts := []string{facet(desk.FacetStatus, "i.status", "''", " GROUP BY i.status", desk.FacetStatus)}
-	if !f.StatusCountsOnly {
-		parts = append(parts,
-			facet(desk.FacetKind, "i.kind", "''", " GROUP BY i.kind", desk.FacetKind),
-			facet(desk.FacetPriority, "i.priority", "''", " GROUP BY i.priority", desk.FacetPriority),
-			facet(desk.FacetArea, "lower(i.area)", `min(i.area COLLATE "C")`, " AND i.area <> '' GROUP BY lower(i.area)", desk.FacetArea),
-			facet(desk.FacetSeed, "i.seed::text", "''", " AND i.seed IS NOT NULL GROUP BY i.seed", desk.FacetSeed),
-			facet(desk.FacetSize, "CASE WHEN i.size = '' THEN 'none' ELSE i.size END", "''", " GROUP BY 2", desk.FacetSize),
-			facet(desk.FacetMilestone, "lower(i.milestone)", `min(i.milestone COLLATE "C")`,
-				" AND i.milestone <> '' GROUP BY lower(i.milestone)", desk.FacetMilestone),
-			facet(desk.FacetMerged, "''", "''", " AND i.merged_into IS NOT NULL", desk.FacetMerged, desk.FacetStatus),
-		)
-	}
-	err := eachRow(ctx, q, strings.Join(parts, "\nUNION ALL\n"), planned(args), func(rs pgx.Rows) error {
-		var n, count int
-		var key, name string
-		if err := rs.Scan(&n, &key, &name, &count); err != nil {
-			return err
-		}
-		switch n {
-		case desk.FacetStatus:
-			c.Status[key] += count
-		case desk.FacetKind:
-			c.Kind[key] += count
-		case desk.FacetPriority:
-			c.Priority[key] += count
-		case desk.FacetArea:
-			c.Area[name] += count
-		case desk.FacetSeed:
-			c.Seed[key] += count
-		case desk.FacetSize:
-			c.Size[key] += count
-		case desk.FacetMilestone:
-			c.Milestone[name] += count
-		case desk.FacetMerged:
-			c.Merged += count
-		}
-		return nil
-	})
-	return c, err
-}
-
-// listPage reads the page of the list: the issues every filter keeps, in
-// the list's order, from its offset.
-func listPage(ctx context.Context, q querier, p *projectRow, f *desk.IssueFilter, now string, hits hitTable) ([]*row, error) {
-	var args sqlArgs
-	lf := newListFilter(f, p, now, &args)
-	join := hits.join(&args)
-	score := "NULL::float8"
-	if join != "" {
-		score = "h.score"
-	}
-	order := orderBy(f.Sort, hits.ranked, score, f.BoostArea, &args)
-	sub := "SELECT i.id, row_number() OVER (ORDER BY " + order + ") AS ord FROM issues i" + join + " WHERE " + lf.all() +
-		" ORDER BY " + order + " LIMIT " + args.add(f.Limit) + " OFFSET " + args.add(f.Offset)
-	var page []*row
-	err := eachRow(ctx, q, issueSelect(!f.Summary)+"JOIN ("+sub+") pg ON pg.id = i.id ORDER BY pg.ord", planned(args), func(rs pgx.Rows) error {
-		r, err := scanIssue(rs)
-		page = append(page, r)
-		return err
-	})
-	return page, err
-}
-
-// withPageClaims sets the claim in force on each issue of a page.
-func withPageClaims(ctx context.Context, q querier, page []*row, now string) error {
-	if len(page) == 0 {
-		return nil
-	}
-	byRow := make(map[int64]*row, len(page))
-	ids := make([]int64, len(page))
-	for i, r := range page {
-		byRow[r.rowid] = r
-		ids[i] = r.rowid
-	}
-	return eachRow(ctx, q, `SELECT issue_id, issue_key, holder, claimed_at, expires_at FROM issue_claims
-		WHERE issue_id = ANY($1) AND expires_at > $2`, []any{ids, now}, func(rs pgx.Rows) error {
-		var id int64
-		c := &desk.Claim{}
-		if err := rs.Scan(&id, &c.Issue, &c.Holder, &c.ClaimedAt, &c.ExpiresAt); err != nil {
-			return err
-		}
-		byRow[id].Claim = c
-		return nil
-	})
 }
 
 // SuggestGroups proposes merges and groups among a project's open issues
@@ -202,6 +68,67 @@ func (db *DB) SuggestGroups(ctx context.Context, slug string, limit int) ([]desk
 		return nil, err
 	}
 	return desk.SuggestGroups(issues, limit), nil
+}
+
+// excerpts names, for each ranked issue of a page, the field its first
+// term matched best with the words around the match (desk.Excerpt).
+func (sr *searchResult) excerpts(ctx context.Context, q querier, page []*desk.Issue) error {
+	var bodies []string
+	var comments []int64
+	for _, is := range page {
+		switch sr.fields[is.ID] {
+		case desk.FieldBody:
+			bodies = append(bodies, is.ID)
+		case desk.FieldComments:
+			comments = append(comments, sr.comment[is.ID])
+		}
+	}
+	bodyText := map[string]string{}
+	if len(bodies) > 0 {
+		err := eachRow(ctx, q, `SELECT p.prefix, i.number, i.body FROM issues i JOIN projects p ON p.id = i.project_id
+			WHERE i.id = ANY($1)`, []any{sr.rowids(bodies)}, func(rs pgx.Rows) error {
+			var prefix, body string
+			var n int
+			err := rs.Scan(&prefix, &n, &body)
+			bodyText[desk.IssueKey(prefix, n)] = body
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	commentText := map[int64]string{}
+	if len(comments) > 0 {
+		err := eachRow(ctx, q, `SELECT id, text FROM comments WHERE id = ANY($1)`, []any{comments}, func(rs pgx.Rows) error {
+			var id int64
+			var text string
+			err := rs.Scan(&id, &text)
+			commentText[id] = text
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for _, is := range page {
+		f := sr.fields[is.ID]
+		if f == 0 {
+			continue
+		}
+		var text string
+		switch f {
+		case desk.FieldTitle:
+			text = is.Title
+		case desk.FieldDetails:
+			text = desk.DetailsText(is)
+		case desk.FieldBody:
+			text = bodyText[is.ID]
+		case desk.FieldComments:
+			text = commentText[sr.comment[is.ID]]
+		}
+		is.Match = &desk.Match{Field: desk.SearchFieldNames[f], Excerpt: desk.Excerpt(text, sr.terms, sr.prefix)}
+	}
+	return nil
 }
 
 // IssueCount returns how many issues project slug has, merged ones

@@ -174,6 +174,44 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 		t.Fatalf("the new comment is not found on the team store: %+v, %v", l, err)
 	}
 
+	// Exported into a new local desk, the team store is the same desk.
+	back := t.TempDir()
+	exported, err := sqlite.Open(ctx, back, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer exported.Close()
+	erep, err := teammove.Export(ctx, team, teammove.Source{DB: exported.WriteDB(), Blobs: folder.New(back)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if erep.Objects != 1 {
+		t.Fatalf("export: %+v", erep)
+	}
+	exported.Close()
+	if exported, err = sqlite.Open(ctx, back, sqlite.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := exported.Issue(ctx, parent.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(e.Comments) != 1 || len(e.Comments[0].Attachments) != 1 || e.ChildCount != 1 || e.Title != title {
+		t.Fatalf("exported parent: %+v", e)
+	}
+	_, erc, err := exported.OpenAttachment(ctx, e.Comments[0].Attachments[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = io.ReadAll(erc)
+	erc.Close()
+	if string(got) != string(shot) {
+		t.Fatalf("the exported attachment's bytes: %q", got)
+	}
+	if l, err := exported.Issues(ctx, "mygame", desk.IssueFilter{Q: "rounded"}); err != nil || l.Total != 1 {
+		t.Fatalf("search on the exported desk: %+v, %v", l, err)
+	}
+
 	// A new issue on the team store takes a fresh number and row.
 	n, err := team.CreateIssue(ctx, "mygame", desk.IssueFields{Title: ptr("New on the team")}, desk.CreateOptions{Author: "owner"})
 	if err != nil || n.ID != "MG-3" {

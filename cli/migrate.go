@@ -41,7 +41,7 @@ func runMigrate(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer local.Close()
-	blobs, desc, _, err := teamObjects(ctx, c, *objects)
+	blobs, desc, err := bucketObjects(ctx, c, *objects)
 	if err != nil {
 		return fmt.Errorf("the object store: %w", err)
 	}

@@ -50,7 +50,9 @@ func TestMigrateBackupAndRestoreAsTheUserRunsThem(t *testing.T) {
 		}
 		return out.String()
 	}
-	objects := func(bucket string) string { return "s3://" + bucket + "?endpoint=" + srv.Endpoint + "&region=" + srv.Region }
+	objects := func(bucket string) string {
+		return "s3://" + bucket + "?endpoint=" + srv.Endpoint + "&region=" + srv.Region
+	}
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	os.WriteFile(shot, []byte("\x89PNG\r\n\x1a\nthe harbor"), 0o600)
 	run(true, "new-project", "--slug", "mygame", "--name", "MyGame", "--prefix", "MG")

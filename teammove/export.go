@@ -162,7 +162,6 @@ func (p *plan) exportPass(ctx context.Context, src *postgres.DB, tx *sql.Tx, col
 	return n, rows.Err()
 }
 
-
 // keyFirst is the table's columns with the key first.
 func (p *plan) keyFirst() []string {
 	out := slices.Clone(p.key)

@@ -9,6 +9,7 @@ import (
 	"desk"
 	"desk/backup"
 	"desk/folder"
+	"desk/office"
 	"desk/postgres"
 	"desk/sqlite"
 	"desk/teammove"
@@ -49,7 +50,7 @@ func backupTeam(ctx context.Context, c *Context, dbURL, objects, path string) (*
 	if err != nil {
 		return nil, err
 	}
-	_, err = teammove.Export(ctx, team, teammove.Source{DB: local.WriteDB(), Blobs: folder.New(scratch)})
+	_, err = teammove.Export(ctx, team, teammove.Source{DB: local.WriteDB(), Blobs: folder.New(scratch), Office: office.NewFolder(scratch, nil)})
 	if cerr := local.Close(); err == nil {
 		err = cerr
 	}
@@ -89,7 +90,7 @@ func restoreTeam(ctx context.Context, c *Context, dbURL, objects, zipPath string
 		return nil, nil, err
 	}
 	defer local.Close()
-	rep, err := teammove.Move(ctx, teammove.Source{DB: local.ReadDB(), Blobs: folder.New(dir)}, team)
+	rep, err := teammove.Move(ctx, teammove.Source{DB: local.ReadDB(), Blobs: folder.New(dir), Office: office.NewFolder(dir, nil)}, team)
 	if err != nil {
 		return nil, nil, fmt.Errorf("move the restored desk into the team store: %w", err)
 	}

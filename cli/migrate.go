@@ -6,6 +6,7 @@ import (
 
 	"desk"
 	"desk/folder"
+	"desk/office"
 	"desk/postgres"
 	"desk/teammove"
 )
@@ -50,7 +51,7 @@ func runMigrate(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer team.Close()
-	rep, err := teammove.Move(ctx, teammove.Source{DB: local.ReadDB(), Blobs: folder.New(local.Dir())}, team)
+	rep, err := teammove.Move(ctx, teammove.Source{DB: local.ReadDB(), Blobs: folder.New(local.Dir()), Office: office.NewFolder(local.Dir(), nil)}, team)
 	if err != nil {
 		return err
 	}

@@ -80,6 +80,9 @@ func Export(ctx context.Context, src *postgres.DB, dst Source) (*Report, error) 
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("commit the export: %w", err)
 	}
+	if rep.Office, err = copyOffice(ctx, src.Office(), dst.Office, nil); err != nil {
+		return nil, err
+	}
 	for i, p := range plans {
 		tr, err := p.verify(ctx, dst.DB, src)
 		if err != nil {

@@ -19,8 +19,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"desk"
+	"desk/office"
 	"desk/postgres"
 
 	"github.com/jackc/pgx/v5"
@@ -96,14 +98,18 @@ type TableReport struct {
 type Report struct {
 	Tables  []TableReport `json:"tables"`
 	Objects int           `json:"objects"` // objects stored by this run
+	Office  int           `json:"office"`  // office documents written by this run
 	Skipped []string      `json:"skipped"` // tables one side does not have
 }
 
-// Source is the desk a move reads: its database and the object store of
-// its attachments (the data folder).
+// Source is the local desk a move reads (or an export writes): its
+// database, the object store of its attachments (the data folder) and
+// the office's documents (its files in the data folder; nil leaves the
+// office out).
 type Source struct {
-	DB    *sql.DB
-	Blobs desk.Blobs
+	DB     *sql.DB
+	Blobs  desk.Blobs
+	Office office.Backend
 }
 
 // Move copies src into dst, then checks that every table holds the same
@@ -147,6 +153,18 @@ func Move(ctx context.Context, src Source, dst *postgres.DB) (*Report, error) {
 		if err := p.resetSequence(ctx, tx); err != nil {
 			return nil, err
 		}
+	}
+	// The office's documents go in the same transaction, with no feed row
+	// of their own: the feed copied is the desk's, and the check compares
+	// it row for row.
+	rep.Office, err = copyOffice(ctx, src.Office, dst.Office(), func(doc office.Doc, b []byte, revision int64) error {
+		_, err := tx.Exec(ctx, `INSERT INTO office_docs (name, body, revision, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (name) DO UPDATE SET body = excluded.body, revision = excluded.revision, updated_at = excluded.updated_at`,
+			string(doc), string(b), revision, desk.FormatTime(time.Now()))
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("commit the copy: %w", err)

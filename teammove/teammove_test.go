@@ -13,6 +13,7 @@ import (
 	"desk"
 	"desk/folder"
 	"desk/internal/s3server"
+	"desk/office"
 	"desk/postgres"
 	"desk/s3"
 	"desk/sqlite"
@@ -89,6 +90,12 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	lay := office.Default()
+	lay.Colors[0] = "#123456"
+	if _, err := office.NewStore(dir).Save(ctx, lay); err != nil {
+		t.Fatal(err)
+	}
+
 	srv := s3server.Start(t)
 	objects, err := s3.New(s3.Config{Endpoint: srv.Endpoint, Region: srv.Region, Bucket: "desk-move", AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
 	if err != nil {
@@ -102,7 +109,7 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer team.Close()
-	src := teammove.Source{DB: local.ReadDB(), Blobs: folder.New(dir)}
+	src := teammove.Source{DB: local.ReadDB(), Blobs: folder.New(dir), Office: office.NewFolder(dir, nil)}
 
 	rep, err := teammove.Move(ctx, src, team)
 	if err != nil {
@@ -112,12 +119,15 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 	for _, tr := range rep.Tables {
 		byTable[tr.Table] = tr
 	}
-	if rep.Objects != 1 || byTable["issues"].Rows != 2 || byTable["comments"].Rows != 1 || byTable["issue_claims"].Rows != 1 ||
+	if rep.Objects != 1 || rep.Office != 1 || byTable["issues"].Rows != 2 || byTable["comments"].Rows != 1 || byTable["issue_claims"].Rows != 1 ||
 		byTable["handoffs"].Rows != 1 || byTable["projects"].Written != 1 {
 		t.Fatalf("first move: %+v", rep)
 	}
 
 	// The team store answers what the desk answered, links and all.
+	if l, err := office.New(team.Office()).Layout(ctx); err != nil || l.Colors[0] != "#123456" {
+		t.Fatalf("the moved office: %+v, %v", l, err)
+	}
 	d, err := team.Issue(ctx, child.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +167,7 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 	for _, tr := range rep.Tables {
 		byTable[tr.Table] = tr
 	}
-	if rep.Objects != 0 || byTable["comments"].Written != 1 || byTable["comments"].Rows != 2 || byTable["projects"].Written != 0 ||
+	if rep.Objects != 0 || rep.Office != 0 || byTable["comments"].Written != 1 || byTable["comments"].Rows != 2 || byTable["projects"].Written != 0 ||
 		byTable["handoffs"].Written != 0 || byTable["attachments"].Written != 0 {
 		t.Fatalf("second move: %+v", rep)
 	}
@@ -181,11 +191,14 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer exported.Close()
-	erep, err := teammove.Export(ctx, team, teammove.Source{DB: exported.WriteDB(), Blobs: folder.New(back)})
+	erep, err := teammove.Export(ctx, team, teammove.Source{DB: exported.WriteDB(), Blobs: folder.New(back), Office: office.NewFolder(back, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if erep.Objects != 1 {
+	if l, err := office.NewStore(back).Layout(ctx); err != nil || l.Colors[0] != "#123456" {
+		t.Fatalf("the exported office: %+v, %v", l, err)
+	}
+	if erep.Objects != 1 || erep.Office != 1 {
 		t.Fatalf("export: %+v", erep)
 	}
 	exported.Close()

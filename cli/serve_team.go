@@ -85,15 +85,8 @@ func teamObjects(ctx context.Context, c *Context, raw string) (desk.Blobs, strin
 		}
 		return folder.New(dir), "folder " + dir, nil, nil
 	}
-	cfg, err := s3.ParseURL(raw, c.Getenv)
+	store, desc, err := bucketObjects(ctx, c, raw)
 	if err != nil {
-		return nil, "", nil, err
-	}
-	store, err := s3.New(cfg)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if err := store.Check(ctx); err != nil {
 		return nil, "", nil, err
 	}
 	memBytes, err := envBytes(c.Getenv, "DESK_MEMORY_CACHE_BYTES", 256<<20)
@@ -121,7 +114,26 @@ func teamObjects(ctx context.Context, c *Context, raw string) (desk.Blobs, strin
 	}
 	// One set of tiers for the attachments and the code's objects: a code
 	// object's copy in a tier must hash to its key, or it is a miss.
-	return tiers.New(store, tiers.Options{Tiers: ts, Verify: blobstore.Verify}), cfg.String(), store.Check, nil
+	return tiers.New(store, tiers.Options{Tiers: ts, Verify: blobstore.Verify}), desc, store.Check, nil
+}
+
+// bucketObjects opens the S3 store of the --objects address and the S3_
+// variables, checked, with no tier in front: what a tool that copies a
+// whole store (desk migrate, backup and restore of a team store) writes
+// to, so that no cache of another bucket stands in for it.
+func bucketObjects(ctx context.Context, c *Context, raw string) (*s3.Store, string, error) {
+	cfg, err := s3.ParseURL(raw, c.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	store, err := s3.New(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := store.Check(ctx); err != nil {
+		return nil, "", err
+	}
+	return store, cfg.String(), nil
 }
 
 // serveTeam runs the team server: the records in PostgreSQL, the

@@ -160,11 +160,17 @@ func (s *Store) name(key string) (string, error) {
 }
 
 // fail words a refusal of the server: the operation, the key and what the
-// server said. A missing key is NotFound.
+// server said. A missing key is NotFound; a missing bucket is not (it is
+// the store that is broken, not the object that is absent), and neither
+// is anything a write is refused with.
 func (s *Store) fail(op, key string, err error) error {
 	var r minio.ErrorResponse
 	if errors.As(err, &r) {
-		if r.StatusCode == http.StatusNotFound || r.Code == "NoSuchKey" {
+		if r.Code == "NoSuchBucket" {
+			return fmt.Errorf("objects: %s %s: the bucket %s does not exist at %s (removed, or the wrong bucket configured)",
+				op, key, s.cfg.Bucket, s.cfg.Endpoint)
+		}
+		if op != "put" && (r.StatusCode == http.StatusNotFound || r.Code == "NoSuchKey") {
 			return desk.Errorf(desk.NotFound, "no object %s", key)
 		}
 		return fmt.Errorf("objects: %s %s in %s: %d %s: %s", op, key, s.cfg.Bucket, r.StatusCode, r.Code, r.Message)

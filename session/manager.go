@@ -199,7 +199,7 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 	return p, nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+var envName = desk.LazyRegexp(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 // checkEnv checks a launch's extra environment: variable names, no NUL,
 // and none of the variables desk sets itself, which tie the program to
@@ -211,7 +211,7 @@ func checkEnv(env map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(env))
 	for k, v := range env {
 		switch {
-		case !envName.MatchString(k):
+		case !envName().MatchString(k):
 			return nil, desk.Errorf(desk.Invalid, "env: %q is not a variable name", clip(k, 60))
 		case strings.IndexByte(v, 0) >= 0:
 			return nil, desk.Errorf(desk.Invalid, "env: %s holds a NUL byte", k)

@@ -150,6 +150,9 @@ func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
 // authenticate reads the caller from Authorization: Bearer <token>, or
 // from the page's own token (the page is the owner's).
 func (s *Server) authenticate(r *http.Request) (*identity.Caller, error) {
+	if s.opts.Team {
+		return s.teamCaller(r)
+	}
 	if t := r.Header.Get("X-Desk-Token"); t != "" && s.checkToken(r) == nil {
 		return &identity.Caller{Identity: identity.Identity{Name: identity.OwnerName, Kind: identity.Person},
 			Grants: []identity.Grant{{Identity: identity.OwnerName, Scope: identity.ScopeAll, Right: identity.Admin}}}, nil

@@ -57,6 +57,7 @@ func (s *Server) routes() *router {
 	s.claimRoutes(rt)
 	s.pairRoutes(rt)
 	s.sessionRoutes(rt)
+	s.teamRoutes(rt)
 	return rt
 }
 

@@ -69,6 +69,11 @@ type Options struct {
 	// Terminals serves the managed sessions (see sessions.go); nil turns
 	// the session routes off.
 	Terminals *Terminals
+	// Team runs the team server's access rules (see team.go): every API
+	// route needs a token of Identities, whatever the client's address.
+	Team bool
+	// Devices serves the device login on the team server.
+	Devices *identity.Devices
 }
 
 // Server is desk's HTTP server.
@@ -89,6 +94,9 @@ type Server struct {
 	started time.Time
 
 	pairSvc pairsOnce // the pair rules over the store (pairs.go)
+
+	auth     *identity.Cache // the team server's tokens, as last read
+	projects projectPrefixes // issue keys' projects, for the team's rights
 }
 
 // NewServer returns a server over store. Call Open to start it.
@@ -112,6 +120,9 @@ func NewServer(store Store, o Options) *Server {
 			panic(err) // the embedded folder is part of the binary
 		}
 		files = sub
+	}
+	if o.Identities != nil {
+		s.auth = identity.NewCache(o.Identities, 0)
 	}
 	s.assets = newAssets(files, s.token)
 	s.hub = newHub()

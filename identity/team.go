@@ -98,3 +98,15 @@ func (s *Service) RemoveGrant(ctx context.Context, name, target, right string) (
 	}
 	return &g, nil
 }
+
+// AddWithRights is Add, and with admin the right admin on everything.
+func (s *Service) AddWithRights(ctx context.Context, name, kind string, admin bool) (*Identity, string, error) {
+	id, token, err := s.Add(ctx, name, kind)
+	if err != nil || !admin {
+		return id, token, err
+	}
+	if err := s.Store.AddGrant(ctx, Grant{Identity: name, Scope: ScopeAll, Right: Admin}); err != nil {
+		return nil, "", err
+	}
+	return id, token, nil
+}

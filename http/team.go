@@ -236,3 +236,17 @@ func (s *Server) teamPage(r *http.Request, p string) string {
 	}
 	return p
 }
+
+// ownerCheck refuses a request that does not speak as the desk's owner:
+// on the local desk, one without the page's token; on the team server,
+// one made by an agent, since its people are the owners of their
+// projects (the route already checked their right on the project).
+func (s *Server) ownerCheck(r *http.Request) error {
+	if !s.opts.Team {
+		return s.checkToken(r)
+	}
+	if c := callerOf(r); c != nil && c.Kind == identity.Person {
+		return nil
+	}
+	return desk.Errorf(desk.Forbidden, "only a person gives the owner's word on a team server, never an agent")
+}

@@ -85,6 +85,13 @@ func isUnauthorized(err error) bool {
 }
 
 func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.Team {
+		// Who asks comes first: a team server tells no stranger what it
+		// serves.
+		if _, err := s.teamCaller(r); err != nil {
+			return err
+		}
+	}
 	if s.opts.Code == nil || s.opts.Identities == nil {
 		return &httpError{http.StatusNotImplemented, "this desk serves no code: it has no object store"}
 	}

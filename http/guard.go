@@ -52,7 +52,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, desk.Errorf(desk.NotFound, "no API route %s", r.URL.Path))
 		return
 	}
-	r, err := s.authorize(r, p)
+	ar, err := s.authorize(r, p)
 	if err != nil {
 		if isUnauthorized(err) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="desk"`)
@@ -60,6 +60,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	r = ar
 	if err := fn(w, r, p); err != nil {
 		s.writeError(w, r, err)
 	}

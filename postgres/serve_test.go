@@ -50,6 +50,8 @@ func deskBinary(t *testing.T) string {
 type replica struct {
 	url, metrics string
 	admin        string // the token of the database's first admin
+	data         string // its data folder
+	stdout       *syncBuffer
 	stderr       *syncBuffer
 	cmd          *exec.Cmd
 }
@@ -73,14 +75,19 @@ var runningAt = regexp.MustCompile(`desk is running at (http://127\.0\.0\.1:\d+)
 func startReplica(t *testing.T, dbURL string, srv *s3server.Server, bucket string) *replica {
 	t.Helper()
 	data := t.TempDir()
-	cmd := exec.Command(deskBinary(t), "--data", data, "serve", "--db", dbURL, "--port", "0", "--metrics", "127.0.0.1:0",
-		"--objects", "s3://"+bucket+"?endpoint="+srv.Endpoint+"&region="+srv.Region)
-	cmd.Env = append(os.Environ(), "S3_ACCESS_KEY_ID="+srv.AccessKey, "S3_SECRET_ACCESS_KEY="+srv.SecretKey, "DESK_BUILD_COMMIT=test-build")
+	args := []string{"--data", data, "serve", "--db", dbURL, "--port", "0", "--metrics", "127.0.0.1:0"}
+	env := append(os.Environ(), "DESK_BUILD_COMMIT=test-build")
+	if srv != nil { // else the attachments stay in the data folder
+		args = append(args, "--objects", "s3://"+bucket+"?endpoint="+srv.Endpoint+"&region="+srv.Region)
+		env = append(env, "S3_ACCESS_KEY_ID="+srv.AccessKey, "S3_SECRET_ACCESS_KEY="+srv.SecretKey)
+	}
+	cmd := exec.Command(deskBinary(t), args...)
+	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{stderr: &syncBuffer{}, cmd: cmd}
+	r := &replica{stderr: &syncBuffer{}, stdout: &syncBuffer{}, cmd: cmd, data: data}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -99,6 +106,7 @@ func startReplica(t *testing.T, dbURL string, srv *s3server.Server, bucket strin
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			r.stdout.Write([]byte(sc.Text() + "\n"))
 			lines <- sc.Text()
 		}
 		close(lines)

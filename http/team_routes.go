@@ -189,7 +189,7 @@ func (s *Server) deviceLookup(w http.ResponseWriter, r *http.Request, _ params) 
 		return err
 	}
 	return writeJSON(w, r, http.StatusOK, map[string]any{"user_code": l.UserCode, "client_id": l.ClientID,
-		"created_at": l.CreatedAt, "expires_at": l.ExpiresAt, "status": l.Status(time.Now())})
+		"created_at": l.CreatedAt, "expires_at": l.ExpiresAt, "status": s.opts.Devices.StatusOf(l)})
 }
 
 // deviceDecide approves or denies a user code: {"user_code", "identity"?}
@@ -207,7 +207,7 @@ func (s *Server) deviceDecide(approve bool) handlerFunc {
 		if err != nil {
 			return err
 		}
-		return writeJSON(w, r, http.StatusOK, map[string]any{"user_code": l.UserCode, "status": l.Status(time.Now()), "identity": l.Identity})
+		return writeJSON(w, r, http.StatusOK, map[string]any{"user_code": l.UserCode, "status": s.opts.Devices.StatusOf(l), "identity": l.Identity})
 	}
 }
 

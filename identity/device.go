@@ -290,3 +290,6 @@ func (d *Devices) Poll(ctx context.Context, device string) (string, *Identity, e
 	}
 	return token, id, nil
 }
+
+// StatusOf names where a login stands now, by the service's clock.
+func (d *Devices) StatusOf(l *DeviceLogin) string { return l.Status(d.now()) }

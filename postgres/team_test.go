@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -169,7 +171,6 @@ func TestTeamServerNeedsTokens(t *testing.T) {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-
 // waitFor polls cond for up to 10 seconds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -179,5 +180,103 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// runDesk runs the desk binary with env added and returns its exit code
+// and output.
+func runDesk(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(deskBinary(t), args...)
+	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "XDG_CONFIG_HOME="), env...)
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String(), errb.String()
+}
+
+var tokenLine = regexp.MustCompile(`(?m)^(desk_[A-Za-z0-9_-]{20,})$`)
+
+// The identity commands run against a team server through its API with an
+// admin's token, or straight on its database; a token is printed once and
+// never listed; a member who is no admin is refused.
+func TestTeamAdminCommands(t *testing.T) {
+	url := newSchema(t)
+	a := startReplica(t, url, nil, "")
+	asAdmin := []string{"DESK_TOKEN=" + a.admin}
+	must := func(env []string, args ...string) string {
+		t.Helper()
+		code, out, errOut := runDesk(t, env, args...)
+		if code != 0 {
+			t.Fatalf("desk %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+		}
+		return out
+	}
+	if code, body, _ := a.call(t, a.admin, "POST", "/api/projects", map[string]any{"slug": "mygame", "name": "MyGame", "prefix": "MG"}); code != 201 {
+		t.Fatalf("project: %d %s", code, body)
+	}
+	out := must(asAdmin, "identity", "add", "bob", "--agent", "--server", a.url)
+	bob := tokenLine.FindString(out)
+	if bob == "" {
+		t.Fatalf("identity add printed no token:\n%s", out)
+	}
+	must(asAdmin, "grant", "bob", "mygame", "write", "--server", a.url)
+	if code, body, _ := a.call(t, bob, "POST", "/api/projects/mygame/issues", map[string]any{"title": "by bob"}); code != 201 {
+		t.Fatalf("bob's write after the grant: %d %s", code, body)
+	}
+	out = must(asAdmin, "token", "new", "--identity", "bob", "--label", "ci runner", "--server", a.url)
+	ci := tokenLine.FindString(out)
+	if ci == "" || ci == bob {
+		t.Fatalf("token new: %s", out)
+	}
+	out = must(asAdmin, "token", "list", "--identity", "bob", "--json", "--server", a.url)
+	var list struct {
+		Tokens []struct {
+			ID    int64
+			Label string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil || len(list.Tokens) != 2 || list.Tokens[0].Label != "ci runner" || strings.Contains(out, "desk_") {
+		t.Fatalf("token list: %v\n%s", err, out)
+	}
+	must(asAdmin, "token", "revoke", strconv.FormatInt(list.Tokens[0].ID, 10), "--server", a.url)
+	waitFor(t, "the revoked token to stop", func() bool {
+		code, _, _ := a.call(t, ci, "GET", "/api/projects", nil)
+		return code == 401
+	})
+	// bob is no admin: the server refuses him, and says why.
+	code, _, errOut := runDesk(t, []string{"DESK_TOKEN=" + bob}, "identity", "add", "eve", "--server", a.url)
+	if code != 6 || !strings.Contains(errOut, "admin") {
+		t.Errorf("bob adding an identity: exit %d %s", code, errOut)
+	}
+	must(asAdmin, "revoke-grant", "bob", "mygame", "write", "--server", a.url)
+	waitFor(t, "the right to go", func() bool {
+		code, _, _ := a.call(t, bob, "POST", "/api/projects/mygame/issues", map[string]any{"title": "x"})
+		return code == 403
+	})
+	if code, _, errOut := runDesk(t, asAdmin, "revoke-grant", "bob", "mygame", "write", "--server", a.url); code != 4 || !strings.Contains(errOut, "holds no write grant") {
+		t.Errorf("taking back a right twice: exit %d %s", code, errOut)
+	}
+	// Straight on the database: the operator's way in when no admin token is at hand.
+	out = must(nil, "identity", "list", "--db", url)
+	if !strings.Contains(out, "admin") || !strings.Contains(out, "bob") {
+		t.Errorf("identity list --db:\n%s", out)
+	}
+	out = must(nil, "token", "new", "--db", url, "--label", "recovery")
+	fresh := tokenLine.FindString(out)
+	if code, body, _ := a.call(t, fresh, "GET", "/api/identities", nil); code != 200 {
+		t.Errorf("the admin's new token from --db: %d %s", code, body)
+	}
+	if code, _, errOut := runDesk(t, nil, "token", "list", "--db", url, "--server", a.url); code != 2 || !strings.Contains(errOut, "not both") {
+		t.Errorf("--db with --server: exit %d %s", code, errOut)
+	}
+	if code, _, errOut := runDesk(t, nil, "identity", "list", "--server", a.url); code != 6 || !strings.Contains(errOut, "desk login") {
+		t.Errorf("no token at all: exit %d %s", code, errOut)
 	}
 }

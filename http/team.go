@@ -250,3 +250,11 @@ func (s *Server) ownerCheck(r *http.Request) error {
 	}
 	return desk.Errorf(desk.Forbidden, "only a person gives the owner's word on a team server, never an agent")
 }
+
+// callerIsAgent reports whether a team server's request comes from an
+// agent's identity: what it files takes the agents' defaults, as through
+// MCP on the local desk.
+func callerIsAgent(r *http.Request) bool {
+	c := callerOf(r)
+	return c != nil && c.Kind == identity.Agent
+}

@@ -11,8 +11,8 @@ import (
 
 	"desk"
 	"desk/credential"
-	deskhttp "desk/http"
 	"desk/folder"
+	deskhttp "desk/http"
 	"desk/identity"
 	"desk/postgres"
 )
@@ -192,7 +192,9 @@ func (a *storeAdmin) tokens(ctx context.Context, name string) ([]*identity.Token
 	return a.svc.Store.Tokens(ctx, a.who(name))
 }
 
-func (a *storeAdmin) revokeToken(ctx context.Context, id int64) error { return a.svc.Store.RevokeToken(ctx, id) }
+func (a *storeAdmin) revokeToken(ctx context.Context, id int64) error {
+	return a.svc.Store.RevokeToken(ctx, id)
+}
 
 // remoteAdmin manages a team server's identities through its API.
 type remoteAdmin struct{ r *deskhttp.Remote }

@@ -200,4 +200,3 @@ func remoteGetHandoff(ctx context.Context, s *server, a *args) (any, error) {
 	}
 	return handoffAnswer(&h), nil
 }
-

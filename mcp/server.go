@@ -62,7 +62,7 @@ type server struct {
 	delegated bool
 	channel   channelState
 	remote    *deskhttp.Remote // the team server the tools call, for a folder linked to one (remote.go)
-	pair      pairService // the pair tools' rules (tools_pair.go)
+	pair      pairService      // the pair tools' rules (tools_pair.go)
 
 	// linkSeen is the project linked to the agent's folders, as last
 	// resolved (see linked).

@@ -169,7 +169,9 @@ func TestMemberMachineWorksWithTheTeamServer(t *testing.T) {
 		if len(d.Comments) != 1 || !strings.Contains(d.Comments[0].Text, "off by one tile") {
 			t.Errorf("the team server's MG-1: %+v", d)
 		}
-		var claims struct{ Claims []struct{ Issue, Holder string } }
+		var claims struct {
+			Claims []struct{ Issue, Holder string }
+		}
 		json.Unmarshal(mustCall(admin, "GET", "/api/projects/mygame/claims", nil, 200), &claims)
 		if len(claims.Claims) != 1 || claims.Claims[0].Issue != "MG-1" || !strings.Contains(claims.Claims[0].Holder, "sess-42") {
 			t.Errorf("the team's claims: %+v", claims)

@@ -57,7 +57,9 @@ func (s *Server) routes() *router {
 	s.claimRoutes(rt)
 	s.pairRoutes(rt)
 	s.sessionRoutes(rt)
-	s.teamRoutes(rt)
+	if s.opts.Team {
+		s.teamRoutes(rt)
+	}
 	return rt
 }
 

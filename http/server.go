@@ -140,6 +140,9 @@ func newToken() string {
 
 // Open starts listening and serving in the background.
 func (s *Server) Open() error {
+	if s.opts.Team && (s.opts.Identities == nil || s.opts.Devices == nil) {
+		return errors.New("http: a team server needs Identities and Devices")
+	}
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		return err

@@ -215,9 +215,6 @@ func readableProjects[T any](r *http.Request, list []T, slug func(T) string) []T
 	return out
 }
 
-// errNotTeam answers the team's own routes on the local desk.
-var errNotTeam = desk.Errorf(desk.NotFound, "this desk is not a team server: identities and tokens of the local desk are managed with desk identity and desk token on this machine")
-
 // isDeviceError reports a device login's refusal.
 func isDeviceError(err error) (*identity.DeviceError, bool) {
 	var de *identity.DeviceError

@@ -11,36 +11,26 @@ import (
 )
 
 // teamRoutes adds the routes of identities, tokens, the page's sign-in and
-// the device login. They answer on the team server; the local desk's
-// identities are its owner's, managed on its own machine.
+// the device login. Only the team server has them; the local desk's
+// identities are its owner's, managed on its own machine (desk identity).
 func (s *Server) teamRoutes(rt *router) {
 	get, post, del := http.MethodGet, http.MethodPost, http.MethodDelete
 	rt.handle(get, "/api/auth/mode", s.authMode)
-	rt.handle(get, "/api/auth/whoami", s.team(s.whoami))
-	rt.handle(post, "/api/auth/session", s.team(s.signIn))
-	rt.handle(del, "/api/auth/session", s.team(s.signOut))
-	rt.handle(post, "/api/auth/device/code", s.team(s.deviceCode))
-	rt.handle(post, "/api/auth/device/token", s.team(s.deviceToken))
-	rt.handle(get, "/api/auth/device", s.team(s.deviceLookup))
-	rt.handle(post, "/api/auth/device/approve", s.team(s.deviceDecide(true)))
-	rt.handle(post, "/api/auth/device/deny", s.team(s.deviceDecide(false)))
-	rt.handle(get, "/api/identities", s.team(s.admin(s.listIdentities)))
-	rt.handle(post, "/api/identities", s.team(s.admin(s.addIdentity)))
-	rt.handle(post, "/api/grants", s.team(s.admin(s.addGrant)))
-	rt.handle(del, "/api/grants", s.team(s.admin(s.removeGrant)))
-	rt.handle(get, "/api/tokens", s.team(s.listTokens))
-	rt.handle(post, "/api/tokens", s.team(s.newToken))
-	rt.handle(del, "/api/tokens/{id}", s.team(s.revokeToken))
-}
-
-// team answers a team route on the team server only.
-func (s *Server) team(h handlerFunc) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request, p params) error {
-		if !s.opts.Team || s.opts.Identities == nil {
-			return errNotTeam
-		}
-		return h(w, r, p)
-	}
+	rt.handle(get, "/api/auth/whoami", s.whoami)
+	rt.handle(post, "/api/auth/session", s.signIn)
+	rt.handle(del, "/api/auth/session", s.signOut)
+	rt.handle(post, "/api/auth/device/code", s.deviceCode)
+	rt.handle(post, "/api/auth/device/token", s.deviceToken)
+	rt.handle(get, "/api/auth/device", s.deviceLookup)
+	rt.handle(post, "/api/auth/device/approve", s.deviceDecide(true))
+	rt.handle(post, "/api/auth/device/deny", s.deviceDecide(false))
+	rt.handle(get, "/api/identities", s.admin(s.listIdentities))
+	rt.handle(post, "/api/identities", s.admin(s.addIdentity))
+	rt.handle(post, "/api/grants", s.admin(s.addGrant))
+	rt.handle(del, "/api/grants", s.admin(s.removeGrant))
+	rt.handle(get, "/api/tokens", s.listTokens)
+	rt.handle(post, "/api/tokens", s.newToken)
+	rt.handle(del, "/api/tokens/{id}", s.revokeToken)
 }
 
 // admin answers a route only for an admin of everything.

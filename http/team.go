@@ -1,7 +1,10 @@
 package http
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"errors"
 	"net/http"
 	"strings"
@@ -118,7 +121,37 @@ func (s *Server) authorize(r *http.Request, p params) (*http.Request, error) {
 				WithHint("an admin gives it: desk grant " + c.Name + " " + project + " " + right)
 		}
 	}
+	if right == identity.Write && c.Kind == identity.Agent {
+		if err := refuseOwnerName(r); err != nil {
+			return nil, err
+		}
+	}
 	return r, nil
+}
+
+// refuseOwnerName refuses a write whose JSON body speaks as the owner
+// (author or actor "owner"): on the team server only people are the
+// owners of their projects, and the owner's name passes checks. The body
+// is read here and given back to the handler whole.
+func refuseOwnerName(r *http.Request) error {
+	if r.Body == nil || !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		return nil
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, desk.MaxRequestBody+1))
+	r.Body.Close()
+	if err != nil {
+		return desk.Errorf(desk.Invalid, "the body cannot be read: %v", err)
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var m struct {
+		Author string `json:"author"`
+		Actor  string `json:"actor"`
+	}
+	if json.Unmarshal(body, &m) == nil && (desk.IsOwner(m.Author) || desk.IsOwner(m.Actor)) {
+		return desk.Errorf(desk.Forbidden, "an agent writes in its own name, never as the owner").
+			WithHint("leave author out, or give your own name")
+	}
+	return nil
 }
 
 // projectOfRoute finds the project a request acts on: the route's slug,

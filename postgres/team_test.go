@@ -125,6 +125,10 @@ func TestTeamServerNeedsTokens(t *testing.T) {
 				t.Errorf("bot %s %s: %d %s; want 403", c.method, c.path, code, body)
 			}
 		}
+		// An agent never speaks as the owner, whose name passes checks.
+		if code, body, _ := b.call(t, bot, "PATCH", "/api/issues/MG-1", map[string]any{"status": "passed", "actor": "owner"}); code != 403 || !strings.Contains(string(body), "never as the owner") {
+			t.Errorf("bot passing a check as the owner: %d %s", code, body)
+		}
 		code, body, _ := b.call(t, bot, "GET", "/api/projects/other/issues", nil)
 		if !strings.Contains(string(body), "desk grant bot other read") {
 			t.Errorf("the refusal names no remedy: %d %s", code, body)

@@ -183,6 +183,39 @@ func TestMemberMachineWorksWithTheTeamServer(t *testing.T) {
 		}
 	})
 
+	t.Run("CLI", func(t *testing.T) {
+		run := func(args ...string) string {
+			t.Helper()
+			cmd := exec.Command(deskBinary(t), append([]string{"--data", filepath.Join(t.TempDir(), "no-desk")}, args...)...)
+			cmd.Dir = repo
+			cmd.Env = append(os.Environ(), env...)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("desk %s: %v\n%s", strings.Join(args, " "), err, out)
+			}
+			return string(out)
+		}
+		if out := run("list"); !strings.Contains(out, "MG-1") || !strings.Contains(out, "bridge clips") {
+			t.Errorf("desk list in the team's folder:\n%s", out)
+		}
+		run("comment", "MG-2", "--text", "Walked across twice: no clipping.", "--author", "ci-agent")
+		if out := run("show", "MG-2"); !strings.Contains(out, "Walked across twice") {
+			t.Errorf("desk show after the comment:\n%s", out)
+		}
+		run("claim", "MG-2", "--holder", "ci-runner-7", "--hours", "0.5")
+		out := run("claims", "--json")
+		var cs struct {
+			Claims []struct{ Issue, Holder string }
+		}
+		if err := json.Unmarshal([]byte(out), &cs); err != nil || len(cs.Claims) != 2 {
+			t.Fatalf("desk claims: %v\n%s", err, out)
+		}
+		run("release", "MG-2", "--holder", "ci-runner-7")
+		if out := run("claims"); strings.Contains(out, "ci-runner-7") {
+			t.Errorf("released, still listed:\n%s", out)
+		}
+	})
+
 	t.Run("Hooks", func(t *testing.T) {
 		hook := exec.Command(deskBinary(t), "--data", filepath.Join(t.TempDir(), "no-desk"), "hook", "event", "--client", "claude")
 		hook.Dir = repo

@@ -2,10 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
 	"desk"
+	"desk/credential"
 	deskhttp "desk/http"
 	"desk/member"
 )
@@ -56,4 +60,31 @@ func openWork(ctx context.Context, c *Context, cmd string) (st workStore, projec
 		return nil, nil, nil, err
 	}
 	return db, func(flag string) (string, error) { return project(ctx, c, db, flag, cmd) }, func() { db.Close() }, nil
+}
+
+// linkTeamFolder links dir to a project of a team server, once the
+// server says the member may read it: the folder's marker names both, so
+// every clone of a repo that keeps the marker works with the team.
+func linkTeamFolder(ctx context.Context, c *Context, dir, project, server string, asJSON bool) error {
+	server, err := credential.NormalizeServer(server)
+	if err != nil {
+		return err
+	}
+	token, err := serverToken(c, server, "")
+	if err != nil {
+		return err
+	}
+	var p struct{ Slug string }
+	if err := deskhttp.NewRemote(server, token, 10*time.Second).Do(ctx, http.MethodGet, "/api/projects/"+url.PathEscape(project), nil, &p); err != nil {
+		return err
+	}
+	path, err := member.LinkFolder(dir, p.Slug, server)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return printJSON(c.Stdout, map[string]any{"project": p.Slug, "server": server, "marker": path})
+	}
+	fmt.Fprintf(c.Stdout, "Linked %s to project %s on %s (in %s)\n", dir, p.Slug, server, path)
+	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"desk"
@@ -85,4 +86,32 @@ func markerServer(path string) string {
 		return ""
 	}
 	return strings.TrimSpace(m.Server)
+}
+
+// MarkerName is the marker file LinkFolder writes.
+const MarkerName = ".desk.json"
+
+// LinkFolder links folder dir to project on server: its marker file names
+// both (other keys of a marker already there stay). It returns the
+// marker's path.
+func LinkFolder(dir, project, server string) (string, error) {
+	server, err := credential.NormalizeServer(server)
+	if err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, MarkerName)
+	m := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &m); err != nil {
+			return "", desk.Errorf(desk.Invalid, "%s is not JSON (%v): fix or remove it first", path, err)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
+	m["project"], m["server"] = project, server
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, append(b, '\n'), 0o644)
 }

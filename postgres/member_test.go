@@ -128,8 +128,16 @@ func TestMemberMachineWorksWithTheTeamServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	repo := t.TempDir()
-	os.WriteFile(filepath.Join(repo, ".desk.json"), []byte(`{"project": "mygame", "server": "`+a.url+`"}`), 0o644)
 	env := []string{"HOME=" + home, "XDG_CONFIG_HOME=", "DESK_TOKEN=", "DESK_SERVER=", "DATABASE_URL=", "CLAUDE_CODE_SESSION_ID=sess-42"}
+	if code, out, errOut := runDesk(t, env, "link", "--project", "secret", "--server", a.url, "--path", repo); code != 6 || !strings.Contains(errOut, "no read right") {
+		t.Fatalf("linking a project ci-agent may not read: exit %d %s%s", code, out, errOut)
+	}
+	if code, out, errOut := runDesk(t, env, "link", "--project", "mygame", "--server", a.url, "--path", repo); code != 0 {
+		t.Fatalf("desk link --server: exit %d %s%s", code, out, errOut)
+	}
+	if b, _ := os.ReadFile(filepath.Join(repo, ".desk.json")); !strings.Contains(string(b), `"server": "`+a.url+`"`) {
+		t.Fatalf("the marker: %s", b)
+	}
 
 	t.Run("MCP", func(t *testing.T) {
 		m := startMCP(t, repo, env)

@@ -288,3 +288,20 @@ func callerIsAgent(r *http.Request) bool {
 	c := callerOf(r)
 	return c != nil && c.Kind == identity.Agent
 }
+
+// visibleChanges keeps the feed rows a team server's caller may read: a
+// project's rows need read on it; rows of no project (the office, the
+// sessions) go to every identity. The local desk's owner sees them all.
+func visibleChanges(r *http.Request, changes []*desk.Change) []*desk.Change {
+	c := callerOf(r)
+	if c == nil {
+		return changes
+	}
+	out := changes[:0:0]
+	for _, ch := range changes {
+		if ch.Project == "" || c.CanProject(ch.Project, identity.Read) {
+			out = append(out, ch)
+		}
+	}
+	return out
+}

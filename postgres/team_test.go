@@ -1,6 +1,8 @@
 package postgres_test
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -133,6 +135,33 @@ func TestTeamServerNeedsTokens(t *testing.T) {
 		if !strings.Contains(string(body), "desk grant bot other read") {
 			t.Errorf("the refusal names no remedy: %d %s", code, body)
 		}
+	})
+
+	t.Run("LiveStreamShowsReadableProjects", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		req, _ := http.NewRequestWithContext(ctx, "GET", b.url+"/api/events", nil)
+		req.Header.Set("Authorization", "Bearer "+bot)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() && sc.Text() != "event: hello" {
+		}
+		mustCall(a, admin, "POST", "/api/projects/other/issues", map[string]any{"title": "still secret"}, 201)
+		mustCall(a, admin, "POST", "/api/projects/mygame/issues", map[string]any{"title": "seen"}, 201)
+		for sc.Scan() {
+			l := sc.Text()
+			if strings.Contains(l, `"project":"other"`) {
+				t.Fatalf("bot's stream shows a project it may not read: %s", l)
+			}
+			if strings.Contains(l, `"project":"mygame"`) {
+				return
+			}
+		}
+		t.Fatal("the stream ended before the change bot may read")
 	})
 
 	t.Run("RevokedWithin2sOnEveryReplica", func(t *testing.T) {

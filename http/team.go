@@ -173,6 +173,16 @@ func (s *Server) projectOfRoute(ctx context.Context, route string, p params) (st
 			return "", err
 		}
 		return s.projects.ofIssue(ctx, s.store, a.Issue)
+	case strings.HasPrefix(route, "/api/pairs/{id}"):
+		svc, err := s.pairs()
+		if err != nil {
+			return "", err
+		}
+		pp, err := svc.Find(ctx, p["id"], "")
+		if err != nil {
+			return "", err
+		}
+		return pp.Project, nil
 	case strings.HasPrefix(route, "/api/commands/{id}"):
 		id, err := pathInt(p, "id")
 		if err != nil {

@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"desk"
+	"desk/agent/live"
 	"desk/code"
 	"desk/code/blobstore"
 	"desk/folder"
 	deskhttp "desk/http"
+	"desk/identity"
 	"desk/metrics"
 	"desk/pair"
 	"desk/postgres"
@@ -180,10 +182,18 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	// Patch files are written only by the members' own desks; a
 	// replica's rules would keep theirs in its own folder.
 	pairSvc := &pair.Service{Store: pairs, PatchRoot: pair.PatchRootIn(c.DataDir)}
+	ids := identity.New(db.Identities())
+	adminToken, adminFile, err := ids.EnsureTeamAdmin(ctx, c.DataDir)
+	if err != nil {
+		return fmt.Errorf("make the first admin: %w", err)
+	}
+	agents := live.New(db, live.Options{DataDir: c.DataDir, Logger: logger})
 	srv := deskhttp.NewServer(feedMetrics{db, m, pairSvc}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
 		Observe: m.Request, Code: codeSvc,
+		Team: true, Identities: ids, Agents: agents,
+		Devices: &identity.Devices{Store: db.Identities(), Identities: ids},
 	})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", o.port, err).WithHint("pick another --port")
@@ -201,12 +211,17 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 		metricsURL = "http://" + ln.Addr().String() + "/metrics"
 	}
 	logger.Info("desk server started", "url", srv.URL(), "db", postgres.Redact(o.db), "objects", objectsDesc,
-		"metrics", metricsURL, "version", desk.Version, "build", build, "lan", o.lan)
+		"metrics", metricsURL, "version", desk.Version, "build", build, "lan", o.lan, "auth", "bearer token")
 	fmt.Fprintf(c.Stdout, "desk is running at %s (team server: database %s, objects %s", srv.URL(), postgres.Redact(o.db), objectsDesc)
 	if metricsURL != "" {
 		fmt.Fprintf(c.Stdout, ", metrics %s", metricsURL)
 	}
 	fmt.Fprintln(c.Stdout, "); Ctrl+C stops it")
+	fmt.Fprintln(c.Stdout, "every API request needs Authorization: Bearer <token> (GET /api/health excepted); the page asks its people to sign in")
+	if adminToken != "" {
+		// Stdout, never the log: the token is shown this once.
+		fmt.Fprintf(c.Stdout, "first start: made the identity %s with every right; its token (shown once, also in %s):\n%s\n", identity.AdminName, adminFile, adminToken)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()

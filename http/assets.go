@@ -110,6 +110,9 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request) {
 	if p == "/" || p == "" {
 		p = "/index.html"
 	}
+	if s.opts.Team && (p == "/index.html" || p == "/device" || p == "/signin") {
+		p = s.teamPage(r, p)
+	}
 	cache := "private, no-cache"
 	if rest, ok := strings.CutPrefix(p, "/a/"); ok {
 		// A file under a prefix: kept for good when the prefix is this

@@ -16,7 +16,7 @@ import (
 func init() {
 	Register(&Command{Name: "list", Summary: "list a project's issues, filtered and sorted", Run: runList})
 	Register(&Command{Name: "show", Summary: "show an issue with its plan, comments and timeline", Run: runShow})
-	Register(&Command{Name: "status", Summary: "move an issue: status MG-12 to_check", Run: runStatus})
+	Register(&Command{Name: "status", Summary: "move an issue (status MG-12 to_check); alone in a work folder: its changes", Run: runStatus})
 }
 
 func runList(ctx context.Context, c *Context, args []string) error {
@@ -331,6 +331,10 @@ func runStatus(ctx context.Context, c *Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the issue as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() == 0 {
+		// No issue: in a work folder, the changes of its files.
+		return workStatus(c, *asJSON)
 	}
 	if err := argCount(fs, "status", 2, 2, "the issue id and the status, e.g. desk status MG-12 to_check"); err != nil {
 		return err

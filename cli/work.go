@@ -220,10 +220,13 @@ func runCheckout(ctx context.Context, c *Context, args []string) error {
 			}
 		}
 	}
+	rel, _ := filepath.Rel(c.Dir, folder)
 	if err != nil {
 		co.Abort()
-		if se := (*deskhttp.StatusError)(nil); errors.As(err, &se) && se.Status == 404 && strings.Contains(se.Message, "main") {
-			return desk.Errorf(desk.NotFound, "%s has no main yet: nothing landed", slug)
+		if se := (*deskhttp.StatusError)(nil); errors.As(err, &se) && se.Status == 404 && strings.Contains(se.Message, "no main yet") {
+			// An empty repository: the folder's first change has no parent.
+			fmt.Fprintf(c.Stdout, "Checked out %s into %s: nothing has landed yet, so the folder is empty; desk change makes the first change\n", slug, rel)
+			return f.Save()
 		}
 		return serverError(err)
 	}
@@ -231,7 +234,6 @@ func runCheckout(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	rel, _ := filepath.Rel(c.Dir, folder)
 	fmt.Fprintf(c.Stdout, "Checked out %s at %s into %s: %d files\n", slug, change.Short(), rel, n)
 	return nil
 }

@@ -3,7 +3,9 @@ package workfolder
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"desk"
@@ -31,11 +33,7 @@ func (f *Folder) MakeChange(s *Scan, author, message string, intents []string, a
 	if len(changes) == 0 && f.Work.Base != nil {
 		return nil, desk.Errorf(desk.Invalid, "nothing differs from the base %s: there is no change to make", f.Work.Base.Short())
 	}
-	list := make([]code.File, 0, len(s.Files))
-	for p, st := range s.Files {
-		list = append(list, code.File{Path: p, Mode: st.Mode, ID: st.ID})
-	}
-	root, trees, err := code.BuildTree(list)
+	root, trees, snap, err := f.buildTrees(changes)
 	if err != nil {
 		return nil, err
 	}
@@ -43,29 +41,20 @@ func (f *Folder) MakeChange(s *Scan, author, message string, intents []string, a
 	for _, e := range f.ix.base {
 		had[e.ID] = true
 	}
-	p := &Prepared{Changes: changes}
-	decoded := make(map[code.ID]*code.TreeObject, len(trees))
-	for _, t := range trees {
-		d, err := code.DecodeTree(t.Data)
-		if err != nil {
-			return nil, err
-		}
-		decoded[t.ID] = d
-	}
-	p.snap, _ = snapshotOf(root, decoded)
+	p := &Prepared{Changes: changes, snap: snap}
 	sent := map[code.ID]bool{}
-	for _, e := range p.snap {
-		if had[e.ID] || sent[e.ID] || e.Mode.IsDir() {
+	for _, ch := range changes {
+		if ch.Now == nil || had[ch.Now.ID] || sent[ch.Now.ID] {
 			continue
 		}
-		sent[e.ID] = true
-		data, ok := s.Read[e.Path]
+		sent[ch.Now.ID] = true
+		data, ok := s.Read[ch.Path]
 		if !ok {
-			if data, err = f.readBlob(e); err != nil {
+			if data, err = f.readBlob(*ch.Now); err != nil {
 				return nil, err
 			}
 		}
-		p.Objects = append(p.Objects, code.Object{Type: code.Blob, ID: e.ID, Data: data})
+		p.Objects = append(p.Objects, code.Object{Type: code.Blob, ID: ch.Now.ID, Data: data})
 	}
 	// Folders after the files, and a folder after those it holds.
 	for _, t := range trees {
@@ -143,4 +132,118 @@ func more(n int) string {
 		return ""
 	}
 	return " and " + strconv.Itoa(n-1) + " more"
+}
+
+// buildTrees makes the folders of the base with changes applied. Only the
+// folders on the path of a change are made again; the others keep the
+// base's objects, unread. It returns the root, the folders it made
+// (each after those it holds) and the snapshot's list of entries.
+func (f *Folder) buildTrees(changes []Change) (code.ID, []code.Object, []Entry, error) {
+	// The folders a change passes through, the root included.
+	dirty := map[string]bool{"": true}
+	for _, ch := range changes {
+		for d := parentOf(ch.Path); d != ""; d = parentOf(d) {
+			if dirty[d] {
+				break
+			}
+			dirty[d] = true
+		}
+	}
+	// Their entries in the base, by name.
+	kids := make(map[string]map[string]Entry, len(dirty))
+	for d := range dirty {
+		kids[d] = map[string]Entry{}
+	}
+	for _, e := range f.ix.base {
+		if k := kids[parentOf(e.Path)]; k != nil {
+			k[e.Path[strings.LastIndexByte(e.Path, '/')+1:]] = e
+		}
+	}
+	for _, ch := range changes {
+		k := kids[parentOf(ch.Path)]
+		name := ch.Path[strings.LastIndexByte(ch.Path, '/')+1:]
+		if ch.Now == nil {
+			if old, ok := k[name]; ok && !old.Mode.IsDir() {
+				delete(k, name)
+			}
+		} else {
+			k[name] = *ch.Now
+		}
+	}
+	// Each folder's own entry in its parent, deepest first.
+	order := make([]string, 0, len(dirty))
+	for d := range dirty {
+		order = append(order, d)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if a, b := strings.Count(order[i], "/"), strings.Count(order[j], "/"); a != b {
+			return a > b
+		}
+		return order[i] > order[j]
+	})
+	var made []code.Object
+	var root code.ID
+	for _, d := range order {
+		entries := make([]code.Entry, 0, len(kids[d]))
+		for name, e := range kids[d] {
+			entries = append(entries, code.Entry{Name: name, Mode: e.Mode, ID: e.ID})
+		}
+		var id code.ID
+		if len(entries) == 0 {
+			id = code.EmptyTree
+		} else {
+			b, err := code.EncodeTree(entries)
+			if err != nil {
+				return code.ID{}, nil, nil, err
+			}
+			o := code.NewObject(code.Tree, b)
+			made = append(made, o)
+			id = o.ID
+		}
+		if d == "" {
+			root = id
+			continue
+		}
+		parent := kids[parentOf(d)]
+		name := d[strings.LastIndexByte(d, '/')+1:]
+		if id == code.EmptyTree {
+			if e, ok := parent[name]; ok && e.Mode.IsDir() {
+				delete(parent, name)
+			}
+		} else {
+			parent[name] = Entry{Path: d, Mode: code.ModeDir, ID: id}
+		}
+	}
+	// The snapshot: the base's entries outside the folders made again,
+	// and the entries of those, in tree order.
+	var snap []Entry
+	for _, e := range f.ix.base {
+		if !dirty[parentOf(e.Path)] {
+			snap = append(snap, e)
+		}
+	}
+	for d, k := range kids {
+		for name, e := range k {
+			e.Path = name
+			if d != "" {
+				e.Path = d + "/" + name
+			}
+			snap = append(snap, e)
+		}
+	}
+	sortTreeOrder(snap)
+	return root, made, snap, nil
+}
+
+// sortTreeOrder puts a snapshot's entries in tree order (git's: a folder
+// compares as its name and a slash), so that each folder's entries follow
+// it.
+func sortTreeOrder(list []Entry) {
+	key := func(e Entry) string {
+		if e.Mode.IsDir() {
+			return e.Path + "/"
+		}
+		return e.Path
+	}
+	sort.Slice(list, func(i, j int) bool { return key(list[i]) < key(list[j]) })
 }

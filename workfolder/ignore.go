@@ -135,52 +135,33 @@ func matchSegs(pat, names []string) bool {
 	return len(names) == 0
 }
 
-// ignorer decides which paths of a work folder stay out: the .deskignore
-// of the root first, then the .gitignore files from the deepest folder up.
-type ignorer struct {
-	desk *rules
-	git  map[string]*rules // by folder ("" for the root); nil when it has none
-}
-
-func newIgnorer(root string) *ignorer {
-	ig := &ignorer{git: map[string]*rules{}}
+// deskRules reads the .deskignore of the root, when there is one.
+func deskRules(root string) *rules {
 	if b, err := os.ReadFile(filepath.Join(root, DeskIgnore)); err == nil {
-		ig.desk = parseRules("", string(b))
+		return parseRules("", string(b))
 	}
-	return ig
+	return nil
 }
 
-// enter reads the .gitignore of folder rel, when the folder has one.
-func (ig *ignorer) enter(root, rel string, hasGitIgnore bool) {
-	if !hasGitIgnore {
-		return
-	}
-	b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel), GitIgnore))
-	if err == nil {
-		ig.git[rel] = parseRules(rel, string(b))
-	}
-}
-
-// ignored reports whether the path rel (a folder when dir) stays out.
-func (ig *ignorer) ignored(rel string, dir bool) bool {
+// isIgnored reports whether the path rel (a folder when dir) stays out:
+// the .deskignore of the root decides first, then the .gitignore files
+// from the deepest folder up (git's order), each by its last matching
+// line.
+func isIgnored(deskRules *rules, git []*rules, rel string, dir bool) bool {
 	if AlwaysOut(rel) {
 		return true
 	}
-	if ig.desk != nil {
-		if ign, ok := ig.desk.match(rel, dir); ok {
+	if deskRules != nil {
+		if ign, ok := deskRules.match(rel, dir); ok {
 			return ign
 		}
 	}
-	for d := parentOf(rel); ; d = parentOf(d) {
-		if r := ig.git[d]; r != nil {
-			if ign, ok := r.match(rel, dir); ok {
-				return ign
-			}
-		}
-		if d == "" {
-			return false
+	for i := len(git) - 1; i >= 0; i-- {
+		if ign, ok := git[i].match(rel, dir); ok {
+			return ign
 		}
 	}
+	return false
 }
 
 // AlwaysOut reports whether a path is one that never goes up whatever the

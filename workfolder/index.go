@@ -1,7 +1,6 @@
 package workfolder
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"errors"
@@ -9,7 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"time"
 
 	"desk/code"
 )
@@ -45,37 +44,38 @@ const indexMagic = "desk-index 1\n"
 // IndexName is the scan index in the work folder's state folder.
 const IndexName = "index"
 
-func (ix *index) encode() []byte {
-	var b bytes.Buffer
-	b.Grow(64 + (len(ix.base)+len(ix.last))*80 + len(ix.scan)*90)
-	b.WriteString(indexMagic)
-	var tmp [binary.MaxVarintLen64]byte
-	putU := func(v uint64) { b.Write(tmp[:binary.PutUvarint(tmp[:], v)]) }
-	putS := func(s string) { putU(uint64(len(s))); b.WriteString(s) }
-	putU(uint64(ix.written))
+// encode writes the index. An entry of the scan whose time is within the
+// racy window before now is written with the time -1, so that the next
+// scan reads the file again.
+func (ix *index) encode(now int64) []byte {
+	b := make([]byte, 0, 64+(len(ix.base)+len(ix.last))*80+len(ix.scan)*100)
+	b = append(b, indexMagic...)
+	putS := func(s string) {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.AppendUvarint(b, uint64(ix.written))
 	for _, list := range [][]Entry{ix.base, ix.last} {
-		putU(uint64(len(list)))
+		b = binary.AppendUvarint(b, uint64(len(list)))
 		for _, e := range list {
 			putS(e.Path)
-			putU(uint64(e.Mode))
-			b.Write(e.ID[:])
+			b = binary.AppendUvarint(b, uint64(e.Mode))
+			b = append(b, e.ID[:]...)
 		}
 	}
-	paths := make([]string, 0, len(ix.scan))
-	for p := range ix.scan {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	putU(uint64(len(paths)))
-	for _, p := range paths {
-		s := ix.scan[p]
+	b = binary.AppendUvarint(b, uint64(len(ix.scan)))
+	for p, s := range ix.scan {
 		putS(p)
-		putU(uint64(s.Size))
-		putU(uint64(s.MTime))
-		putU(uint64(s.Mode))
-		b.Write(s.ID[:])
+		b = binary.AppendUvarint(b, uint64(s.Size))
+		mtime := s.MTime
+		if mtime >= now-int64(racy) {
+			mtime = -1
+		}
+		b = binary.AppendVarint(b, mtime)
+		b = binary.AppendUvarint(b, uint64(s.Mode))
+		b = append(b, s.ID[:]...)
 	}
-	return b.Bytes()
+	return b
 }
 
 var errIndex = errors.New("the index is damaged")
@@ -84,62 +84,75 @@ func decodeIndex(data []byte) (*index, error) {
 	if !bytes.HasPrefix(data, []byte(indexMagic)) {
 		return nil, errIndex
 	}
-	r := bytes.NewReader(data[len(indexMagic):])
+	// The paths are cut from one string of the whole file: no copy each.
+	all := string(data)
+	i := len(indexMagic)
+	bad := false
 	getU := func() uint64 {
-		v, err := binary.ReadUvarint(r)
-		if err != nil {
-			panic(errIndex)
+		v, n := binary.Uvarint(data[i:])
+		if n <= 0 {
+			bad, n = true, 0
 		}
+		i += n
+		return v
+	}
+	getV := func() int64 {
+		v, n := binary.Varint(data[i:])
+		if n <= 0 {
+			bad, n = true, 0
+		}
+		i += n
 		return v
 	}
 	getS := func() string {
 		n := getU()
-		if n > uint64(r.Len()) {
-			panic(errIndex)
+		if bad || n > uint64(len(data)-i) {
+			bad = true
+			return ""
 		}
-		b := make([]byte, n)
-		r.Read(b)
-		return string(b)
+		s := all[i : i+int(n)]
+		i += int(n)
+		return s
 	}
 	getID := func() (id code.ID) {
-		if n, _ := r.Read(id[:]); n != len(id) {
-			panic(errIndex)
+		if len(data)-i < len(id) {
+			bad = true
+			return id
 		}
+		copy(id[:], data[i:])
+		i += len(id)
 		return id
 	}
 	ix := &index{}
-	err := func() (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = errIndex
-			}
-		}()
-		ix.written = int64(getU())
-		for _, list := range []*[]Entry{&ix.base, &ix.last} {
-			n := getU()
-			if n > uint64(r.Len()) {
-				return errIndex
-			}
-			*list = make([]Entry, n)
-			for i := range *list {
-				e := &(*list)[i]
-				e.Path = getS()
-				e.Mode = code.Mode(getU())
-				e.ID = getID()
-			}
-		}
+	ix.written = int64(getU())
+	for _, list := range []*[]Entry{&ix.base, &ix.last} {
 		n := getU()
-		if n > uint64(r.Len()) {
-			return errIndex
+		if bad || n > uint64(len(data)-i) {
+			return nil, errIndex
 		}
-		ix.scan = make(map[string]Stat, n)
-		for i := uint64(0); i < n; i++ {
-			p := getS()
-			ix.scan[p] = Stat{Size: int64(getU()), MTime: int64(getU()), Mode: code.Mode(getU()), ID: getID()}
+		if n > 0 {
+			*list = make([]Entry, n)
 		}
-		return nil
-	}()
-	return ix, err
+		for k := range *list {
+			e := &(*list)[k]
+			e.Path = getS()
+			e.Mode = code.Mode(getU())
+			e.ID = getID()
+		}
+	}
+	n := getU()
+	if bad || n > uint64(len(data)-i) {
+		return nil, errIndex
+	}
+	ix.scan = make(map[string]Stat, n)
+	for k := uint64(0); k < n && !bad; k++ {
+		p := getS()
+		ix.scan[p] = Stat{Size: int64(getU()), MTime: getV(), Mode: code.Mode(getU()), ID: getID()}
+	}
+	if bad {
+		return nil, errIndex
+	}
+	return ix, nil
 }
 
 func readIndex(root string) (*index, error) {
@@ -161,14 +174,14 @@ func readIndex(root string) (*index, error) {
 // synced: the index is a cache, and a lost one is made again by a scan
 // that reads every file.
 func writeIndex(root string, ix *index) error {
+	now := time.Now().UnixNano()
+	ix.written = now
 	dir := filepath.Join(root, WorkDir)
 	tmp, err := os.CreateTemp(dir, ".index-*")
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriterSize(tmp, 1<<16)
-	w.Write(ix.encode())
-	err = w.Flush()
+	_, err = tmp.Write(ix.encode(now))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

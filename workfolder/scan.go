@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"desk"
@@ -41,74 +42,27 @@ type Change struct {
 // Scan walks the folder. A file whose size, time and mode are those the
 // index holds keeps its id without being read. Paths of the base are
 // always scanned (an ignore rule keeps out only what is not tracked, as in
-// git); .desk-work and the .desk-main copies never are.
+// git); .desk-work and the .desk-main copies never are. Folders are read
+// by a few goroutines side by side: the time goes to the system's calls,
+// one per name, and they overlap.
 func (f *Folder) Scan() (*Scan, error) {
-	s := &Scan{Files: make(map[string]Stat, len(f.ix.scan)), Read: map[string][]byte{}}
-	tracked := map[string]bool{} // the folders of the base
-	base := make(map[string]bool, len(f.ix.base))
+	w := &walker{f: f, sem: make(chan struct{}, scanWorkers), tracked: map[string]bool{}}
+	w.base = make(map[string]bool, len(f.ix.base))
 	for _, e := range f.ix.base {
 		if e.Mode.IsDir() {
-			tracked[e.Path] = true
+			w.tracked[e.Path] = true
 		} else {
-			base[e.Path] = true
+			w.base[e.Path] = true
 		}
 	}
-	ig := newIgnorer(f.Root)
-	var walk func(dir, rel string, onlyTracked bool) error
-	walk = func(dir, rel string, onlyTracked bool) error {
-		es, err := os.ReadDir(dir)
-		if err != nil {
-			return err
-		}
-		if !onlyTracked {
-			for _, e := range es {
-				if e.Name() == GitIgnore && e.Type().IsRegular() {
-					ig.enter(f.Root, rel, true)
-					break
-				}
-			}
-		}
-		for _, e := range es {
-			name := e.Name()
-			p := name
-			if rel != "" {
-				p = rel + "/" + name
-			}
-			if rel == "" && (name == WorkDir || name == ".git") {
-				continue
-			}
-			t := e.Type()
-			if strings.HasSuffix(name, MainSuffix) {
-				if t.IsRegular() || t&fs.ModeSymlink != 0 {
-					s.MainCopies = append(s.MainCopies, strings.TrimSuffix(p, MainSuffix))
-				}
-				continue
-			}
-			if t.IsDir() {
-				out := ig.ignored(p, true)
-				if out && !tracked[p] {
-					continue
-				}
-				if err := walk(filepath.Join(dir, name), p, onlyTracked || out); err != nil {
-					return err
-				}
-				continue
-			}
-			if !t.IsRegular() && t&fs.ModeSymlink == 0 {
-				continue // a socket, a device: nothing a tree holds
-			}
-			if !base[p] && (onlyTracked || ig.ignored(p, false)) {
-				continue
-			}
-			if err := s.file(f, filepath.Join(dir, name), p, e); err != nil {
-				return err
-			}
-		}
-		return nil
+	w.desk = deskRules(f.Root)
+	w.s = &Scan{Files: make(map[string]Stat, len(f.ix.scan)+16), Read: map[string][]byte{}}
+	w.dir(dirJob{full: f.Root})
+	w.wg.Wait()
+	if w.err != nil {
+		return nil, w.err
 	}
-	if err := walk(f.Root, "", false); err != nil {
-		return nil, err
-	}
+	s := w.s
 	if len(s.Files) != len(f.ix.scan) {
 		s.dirty = true
 	}
@@ -116,45 +70,170 @@ func (f *Folder) Scan() (*Scan, error) {
 	return s, nil
 }
 
-func (s *Scan) file(f *Folder, full, rel string, e fs.DirEntry) error {
-	fi, err := e.Info()
+// scanWorkers is how many folders are read at once.
+const scanWorkers = 2
+
+type walker struct {
+	f       *Folder
+	desk    *rules
+	base    map[string]bool // the files of the base
+	tracked map[string]bool // its folders
+	sem     chan struct{}
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	s       *Scan
+	err     error
+}
+
+// dirJob is one folder to read: where it is, its path in the snapshot,
+// the .gitignore rules that apply under it (the root's first), and
+// whether an ignore rule keeps it out (then only the base's paths count).
+type dirJob struct {
+	full, rel   string
+	rules       []*rules
+	onlyTracked bool
+}
+
+// found is what reading one folder gave.
+type found struct {
+	files  map[string]Stat
+	read   map[string][]byte
+	copies []string
+}
+
+func (w *walker) fail(err error) {
+	w.mu.Lock()
+	if w.err == nil {
+		w.err = err
+	}
+	w.mu.Unlock()
+}
+
+func (w *walker) dir(j dirJob) {
+	names, fd, err := readNames(j.full)
 	if err != nil {
-		return nil // gone since the folder was read
+		w.fail(err)
+		return
 	}
-	mode := code.ModeFile
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		mode = code.ModeLink
-	case fi.Mode()&0o111 != 0:
-		mode = code.ModeExec
+	defer closeDir(fd)
+	rs := j.rules
+	if !j.onlyTracked {
+		for _, n := range names {
+			if n == GitIgnore {
+				if b, err := os.ReadFile(filepath.Join(j.full, GitIgnore)); err == nil {
+					rs = append(rs[:len(rs):len(rs)], parseRules(j.rel, string(b)))
+				}
+				break
+			}
+		}
 	}
-	st := Stat{Size: fi.Size(), MTime: fi.ModTime().UnixNano(), Mode: mode}
-	if old, ok := f.ix.scan[rel]; ok && old.Size == st.Size && old.MTime == st.MTime && old.Mode == st.Mode {
-		st.ID = old.ID
-		s.Files[rel] = st
-		return nil
+	var out found
+	for _, name := range names {
+		p := name
+		if j.rel != "" {
+			p = j.rel + "/" + name
+		}
+		if j.rel == "" && (name == WorkDir || name == ".git") {
+			continue
+		}
+		st, kind, err := statAt(fd, j.full, name)
+		if err != nil {
+			continue // gone since the folder was read
+		}
+		if strings.HasSuffix(name, MainSuffix) {
+			if kind != kindDir && kind != kindOther {
+				out.copies = append(out.copies, strings.TrimSuffix(p, MainSuffix))
+			}
+			continue
+		}
+		switch kind {
+		case kindOther:
+			continue // a socket, a device: nothing a tree holds
+		case kindDir:
+			ignored := isIgnored(w.desk, rs, p, true)
+			if ignored && !w.tracked[p] {
+				continue
+			}
+			sub := dirJob{full: filepath.Join(j.full, name), rel: p, rules: rs, onlyTracked: j.onlyTracked || ignored}
+			select {
+			case w.sem <- struct{}{}:
+				w.wg.Add(1)
+				go func() {
+					defer w.wg.Done()
+					w.dir(sub)
+					<-w.sem
+				}()
+			default:
+				w.dir(sub)
+			}
+			continue
+		}
+		if !w.base[p] && (j.onlyTracked || isIgnored(w.desk, rs, p, false)) {
+			continue
+		}
+		if old, ok := w.f.ix.scan[p]; ok && old.Size == st.Size && old.MTime == st.MTime && old.Mode == st.Mode {
+			st.ID = old.ID
+		} else {
+			data, err := readEntry(filepath.Join(j.full, name), st.Mode)
+			if err != nil {
+				w.fail(err)
+				return
+			}
+			if len(data) > code.MaxObject {
+				w.fail(desk.Errorf(desk.Invalid, "%s is %d MiB, over the limit of %d MiB for one file; add it to .deskignore", p, len(data)>>20, code.MaxObject>>20))
+				return
+			}
+			st.ID = code.Hash(code.Blob, data)
+			if out.read == nil {
+				out.read = map[string][]byte{}
+			}
+			out.read[p] = data
+		}
+		if out.files == nil {
+			out.files = make(map[string]Stat, len(names))
+		}
+		out.files[p] = st
 	}
-	var data []byte
+	w.mu.Lock()
+	for p, st := range out.files {
+		w.s.Files[p] = st
+	}
+	for p, d := range out.read {
+		w.s.Read[p] = d
+		w.s.dirty = true
+	}
+	w.s.MainCopies = append(w.s.MainCopies, out.copies...)
+	w.mu.Unlock()
+}
+
+func readEntry(full string, mode code.Mode) ([]byte, error) {
 	if mode == code.ModeLink {
 		t, err := os.Readlink(full)
-		if err != nil {
-			return err
-		}
-		data = []byte(t)
-	} else {
-		data, err = os.ReadFile(full)
-		if err != nil {
-			return err
-		}
-		if len(data) > code.MaxObject {
-			return desk.Errorf(desk.Invalid, "%s is %d MiB, over the limit of %d MiB for one file; add it to .deskignore", rel, len(data)>>20, code.MaxObject>>20)
-		}
+		return []byte(t), err
 	}
-	st.ID = code.Hash(code.Blob, data)
-	s.Files[rel] = st
-	s.Read[rel] = data
-	s.dirty = true
-	return nil
+	return os.ReadFile(full)
+}
+
+// The kinds of name in a folder.
+const (
+	kindFile = iota
+	kindDir
+	kindOther
+)
+
+// modeOf gives the mode a tree holds for a file system mode.
+func modeOf(m fs.FileMode) (code.Mode, int) {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return code.ModeLink, kindFile
+	case m.IsDir():
+		return code.ModeDir, kindDir
+	case !m.IsRegular():
+		return 0, kindOther
+	case m&0o111 != 0:
+		return code.ModeExec, kindFile
+	}
+	return code.ModeFile, kindFile
 }
 
 // Diff lists the paths whose file differs from the base, by path.
@@ -197,19 +276,4 @@ func (f *Folder) Remember(s *Scan) error {
 	return f.writeIndex()
 }
 
-func (f *Folder) writeIndex() error {
-	now := time.Now().UnixNano()
-	f.ix.written = now
-	scan := make(map[string]Stat, len(f.ix.scan))
-	for p, st := range f.ix.scan {
-		if st.MTime >= now-int64(racy) {
-			st.MTime = -1 // read again next time
-		}
-		scan[p] = st
-	}
-	saved := f.ix.scan
-	f.ix.scan = scan
-	err := writeIndex(f.Root, f.ix)
-	f.ix.scan = saved
-	return err
-}
+func (f *Folder) writeIndex() error { return writeIndex(f.Root, f.ix) }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"desk"
@@ -42,25 +41,14 @@ type Change struct {
 // Scan walks the folder. A file whose size, time and mode are those the
 // index holds keeps its id without being read. Paths of the base are
 // always scanned (an ignore rule keeps out only what is not tracked, as in
-// git); .desk-work and the .desk-main copies never are. Folders are read
-// by a few goroutines side by side: the time goes to the system's calls,
-// one per name, and they overlap.
+// git); .desk-work and the .desk-main copies never are. Each name is
+// looked at relative to its open folder, one call each, as git does.
 func (f *Folder) Scan() (*Scan, error) {
-	w := &walker{f: f, sem: make(chan struct{}, scanWorkers), tracked: map[string]bool{}}
-	w.base = make(map[string]bool, len(f.ix.base))
-	for _, e := range f.ix.base {
-		if e.Mode.IsDir() {
-			w.tracked[e.Path] = true
-		} else {
-			w.base[e.Path] = true
-		}
-	}
+	w := &walker{f: f}
 	w.desk = deskRules(f.Root)
 	w.s = &Scan{Files: make(map[string]Stat, len(f.ix.scan)+16), Read: map[string][]byte{}}
-	w.dir(dirJob{full: f.Root})
-	w.wg.Wait()
-	if w.err != nil {
-		return nil, w.err
+	if err := w.dir(dirJob{full: f.Root}); err != nil {
+		return nil, err
 	}
 	s := w.s
 	if len(s.Files) != len(f.ix.scan) {
@@ -70,19 +58,23 @@ func (f *Folder) Scan() (*Scan, error) {
 	return s, nil
 }
 
-// scanWorkers is how many folders are read at once.
-const scanWorkers = 2
-
 type walker struct {
-	f       *Folder
-	desk    *rules
-	base    map[string]bool // the files of the base
-	tracked map[string]bool // its folders
-	sem     chan struct{}
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	s       *Scan
-	err     error
+	f     *Folder
+	desk  *rules
+	paths map[string]bool // the paths of the base, made when an ignore rule first matches
+	s     *Scan
+}
+
+// inBase reports whether the base holds a file or folder at p: such a
+// path is tracked, and no ignore rule keeps it out.
+func (w *walker) inBase(p string) bool {
+	if w.paths == nil {
+		w.paths = make(map[string]bool, len(w.f.ix.base))
+		for _, e := range w.f.ix.base {
+			w.paths[e.Path] = true
+		}
+	}
+	return w.paths[p]
 }
 
 // dirJob is one folder to read: where it is, its path in the snapshot,
@@ -94,26 +86,10 @@ type dirJob struct {
 	onlyTracked bool
 }
 
-// found is what reading one folder gave.
-type found struct {
-	files  map[string]Stat
-	read   map[string][]byte
-	copies []string
-}
-
-func (w *walker) fail(err error) {
-	w.mu.Lock()
-	if w.err == nil {
-		w.err = err
-	}
-	w.mu.Unlock()
-}
-
-func (w *walker) dir(j dirJob) {
+func (w *walker) dir(j dirJob) error {
 	names, fd, err := readNames(j.full)
 	if err != nil {
-		w.fail(err)
-		return
+		return err
 	}
 	defer closeDir(fd)
 	rs := j.rules
@@ -127,7 +103,6 @@ func (w *walker) dir(j dirJob) {
 			}
 		}
 	}
-	var out found
 	for _, name := range names {
 		p := name
 		if j.rel != "" {
@@ -141,8 +116,8 @@ func (w *walker) dir(j dirJob) {
 			continue // gone since the folder was read
 		}
 		if strings.HasSuffix(name, MainSuffix) {
-			if kind != kindDir && kind != kindOther {
-				out.copies = append(out.copies, strings.TrimSuffix(p, MainSuffix))
+			if kind == kindFile {
+				w.s.MainCopies = append(w.s.MainCopies, strings.TrimSuffix(p, MainSuffix))
 			}
 			continue
 		}
@@ -151,24 +126,15 @@ func (w *walker) dir(j dirJob) {
 			continue // a socket, a device: nothing a tree holds
 		case kindDir:
 			ignored := isIgnored(w.desk, rs, p, true)
-			if ignored && !w.tracked[p] {
+			if ignored && !w.inBase(p) {
 				continue
 			}
-			sub := dirJob{full: filepath.Join(j.full, name), rel: p, rules: rs, onlyTracked: j.onlyTracked || ignored}
-			select {
-			case w.sem <- struct{}{}:
-				w.wg.Add(1)
-				go func() {
-					defer w.wg.Done()
-					w.dir(sub)
-					<-w.sem
-				}()
-			default:
-				w.dir(sub)
+			if err := w.dir(dirJob{full: filepath.Join(j.full, name), rel: p, rules: rs, onlyTracked: j.onlyTracked || ignored}); err != nil {
+				return err
 			}
 			continue
 		}
-		if !w.base[p] && (j.onlyTracked || isIgnored(w.desk, rs, p, false)) {
+		if (j.onlyTracked || isIgnored(w.desk, rs, p, false)) && !w.inBase(p) {
 			continue
 		}
 		if old, ok := w.f.ix.scan[p]; ok && old.Size == st.Size && old.MTime == st.MTime && old.Mode == st.Mode {
@@ -176,34 +142,18 @@ func (w *walker) dir(j dirJob) {
 		} else {
 			data, err := readEntry(filepath.Join(j.full, name), st.Mode)
 			if err != nil {
-				w.fail(err)
-				return
+				return err
 			}
 			if len(data) > code.MaxObject {
-				w.fail(desk.Errorf(desk.Invalid, "%s is %d MiB, over the limit of %d MiB for one file; add it to .deskignore", p, len(data)>>20, code.MaxObject>>20))
-				return
+				return desk.Errorf(desk.Invalid, "%s is %d MiB, over the limit of %d MiB for one file; add it to .deskignore", p, len(data)>>20, code.MaxObject>>20)
 			}
 			st.ID = code.Hash(code.Blob, data)
-			if out.read == nil {
-				out.read = map[string][]byte{}
-			}
-			out.read[p] = data
+			w.s.Read[p] = data
+			w.s.dirty = true
 		}
-		if out.files == nil {
-			out.files = make(map[string]Stat, len(names))
-		}
-		out.files[p] = st
-	}
-	w.mu.Lock()
-	for p, st := range out.files {
 		w.s.Files[p] = st
 	}
-	for p, d := range out.read {
-		w.s.Read[p] = d
-		w.s.dirty = true
-	}
-	w.s.MainCopies = append(w.s.MainCopies, out.copies...)
-	w.mu.Unlock()
+	return nil
 }
 
 func readEntry(full string, mode code.Mode) ([]byte, error) {
@@ -238,27 +188,33 @@ func modeOf(m fs.FileMode) (code.Mode, int) {
 
 // Diff lists the paths whose file differs from the base, by path.
 func (f *Folder) Diff(s *Scan) []Change {
-	return diffFiles(files(f.ix.base), s.Files)
-}
-
-func diffFiles(base map[string]Entry, now map[string]Stat) []Change {
 	var out []Change
-	for p, st := range now {
-		n := Entry{Path: p, Mode: st.Mode, ID: st.ID}
-		b, ok := base[p]
+	seen := 0
+	for i := range f.ix.base {
+		b := &f.ix.base[i]
+		if b.Mode.IsDir() {
+			continue
+		}
+		st, ok := s.Files[b.Path]
+		if !ok {
+			out = append(out, Change{Path: b.Path, Kind: "removed", Base: b})
+			continue
+		}
+		seen++
+		n := &Entry{Path: b.Path, Mode: st.Mode, ID: st.ID}
 		switch {
-		case !ok:
-			out = append(out, Change{Path: p, Kind: "added", Now: &n})
 		case b.ID != st.ID:
-			out = append(out, Change{Path: p, Kind: "modified", Base: &b, Now: &n})
+			out = append(out, Change{Path: b.Path, Kind: "modified", Base: b, Now: n})
 		case b.Mode != st.Mode:
-			out = append(out, Change{Path: p, Kind: "mode", Base: &b, Now: &n})
+			out = append(out, Change{Path: b.Path, Kind: "mode", Base: b, Now: n})
 		}
 	}
-	for p, b := range base {
-		if _, ok := now[p]; !ok {
-			b := b
-			out = append(out, Change{Path: p, Kind: "removed", Base: &b})
+	if seen < len(s.Files) {
+		base := files(f.ix.base)
+		for p, st := range s.Files {
+			if _, ok := base[p]; !ok {
+				out = append(out, Change{Path: p, Kind: "added", Now: &Entry{Path: p, Mode: st.Mode, ID: st.ID}})
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })

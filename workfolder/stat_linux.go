@@ -2,7 +2,6 @@ package workfolder
 
 import (
 	"io/fs"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -14,19 +13,22 @@ func readNames(dir string) ([]string, int, error) {
 	if err != nil {
 		return nil, -1, &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
-	f := os.NewFile(uintptr(fd), dir)
-	dup, err := unix.Dup(fd)
-	if err != nil {
-		f.Close()
-		return nil, -1, err
+	var names []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.ReadDirent(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			unix.Close(fd)
+			return nil, -1, &fs.PathError{Op: "readdirent", Path: dir, Err: err}
+		}
+		if n <= 0 {
+			return names, fd, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
-	names, err := f.Readdirnames(-1)
-	f.Close()
-	if err != nil {
-		unix.Close(dup)
-		return nil, -1, err
-	}
-	return names, dup, nil
 }
 
 func closeDir(fd int) { unix.Close(fd) }

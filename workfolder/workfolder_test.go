@@ -72,7 +72,7 @@ func TestBuildTreesMatchesBuildTree(t *testing.T) {
 		for p, d := range now {
 			scanned[p] = Stat{Mode: code.ModeFile, ID: code.Hash(code.Blob, []byte(d))}
 		}
-		changes := diffFiles(files(baseSnap), scanned)
+		changes := f.Diff(&Scan{Files: scanned})
 		root, _, snap, err := f.buildTrees(changes)
 		if err != nil {
 			t.Fatal(err)

@@ -18,7 +18,7 @@ type Prepared struct {
 	ID      code.ID
 	Objects []code.Object
 	Changes []Change
-	snap    []Entry
+	delta   []Entry // what the change's snapshot holds that the base does not; a zero id for what it removed
 }
 
 // MakeChange makes a change on the base of the folder as the scan saw it.
@@ -33,7 +33,7 @@ func (f *Folder) MakeChange(s *Scan, author, message string, intents []string, a
 	if len(changes) == 0 && f.Work.Base != nil {
 		return nil, desk.Errorf(desk.Invalid, "nothing differs from the base %s: there is no change to make", f.Work.Base.Short())
 	}
-	root, trees, snap, err := f.buildTrees(changes)
+	root, trees, delta, err := f.buildTrees(changes)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (f *Folder) MakeChange(s *Scan, author, message string, intents []string, a
 	for _, e := range f.ix.base {
 		had[e.ID] = true
 	}
-	p := &Prepared{Changes: changes, snap: snap}
+	p := &Prepared{Changes: changes, delta: delta}
 	sent := map[code.ID]bool{}
 	for _, ch := range changes {
 		if ch.Now == nil || had[ch.Now.ID] || sent[ch.Now.ID] {
@@ -99,29 +99,37 @@ func (f *Folder) readBlob(e Entry) ([]byte, error) {
 	return data, nil
 }
 
-// Made records a change the server took as the folder's last change.
+// Made records a change the server took as the folder's last change:
+// work.json names it, and .desk-work/last holds how its snapshot differs
+// from the base. The index is left as it is (a cache: the next status
+// writes what this scan read).
 func (f *Folder) Made(p *Prepared, s *Scan) error {
-	id := p.ID
-	f.Work.Last = &id
-	f.ix.last = p.snap
-	f.ix.scan = s.Files
-	if err := f.writeIndex(); err != nil {
+	if err := writeEntries(filepath.Join(f.Root, WorkDir, LastName), p.ID, p.delta); err != nil {
 		return err
 	}
+	id := p.ID
+	f.Work.Last = &id
 	return f.Save()
 }
+
+// LastName is the file of the state folder that holds how the last
+// change's snapshot differs from the base.
+const LastName = "last"
 
 // Landed makes the landed change the folder's base: the folder holds its
 // snapshot. (When main had moved, the server merged it into a new change
 // on main; desk sync brings main's other changes into the folder.)
 func (f *Folder) Landed(submitted code.ID) error {
-	if f.Work.Last != nil && *f.Work.Last == submitted && f.ix.last != nil {
-		f.ix.base = f.ix.last
-		f.ix.last = nil
-		id := submitted
-		f.Work.Base, f.Work.Last = &id, nil
-		if err := f.writeIndex(); err != nil {
-			return err
+	lastPath := filepath.Join(f.Root, WorkDir, LastName)
+	if f.Work.Last != nil && *f.Work.Last == submitted {
+		id, delta, err := readEntries(lastPath)
+		if err == nil && id == submitted {
+			f.ix.base = applyDelta(f.ix.base, delta)
+			f.Work.Base, f.Work.Last = &id, nil
+			if err := f.writeIndex(); err != nil {
+				return err
+			}
+			os.Remove(lastPath)
 		}
 	}
 	return f.Save()
@@ -137,8 +145,8 @@ func more(n int) string {
 // buildTrees makes the folders of the base with changes applied. Only the
 // folders on the path of a change are made again; the others keep the
 // base's objects, unread. It returns the root, the folders it made
-// (each after those it holds) and the snapshot's list of entries.
-func (f *Folder) buildTrees(changes []Change) (code.ID, []code.Object, []Entry, error) {
+// (each after those it holds) and how the snapshot differs from the base.
+func (f *Folder) buildTrees(changes []Change) (root code.ID, made []code.Object, delta []Entry, err error) {
 	// The folders a change passes through, the root included.
 	dirty := map[string]bool{"": true}
 	for _, ch := range changes {
@@ -181,8 +189,6 @@ func (f *Folder) buildTrees(changes []Change) (code.ID, []code.Object, []Entry, 
 		}
 		return order[i] > order[j]
 	})
-	var made []code.Object
-	var root code.ID
 	for _, d := range order {
 		entries := make([]code.Entry, 0, len(kids[d]))
 		for name, e := range kids[d] {
@@ -214,36 +220,75 @@ func (f *Folder) buildTrees(changes []Change) (code.ID, []code.Object, []Entry, 
 			parent[name] = Entry{Path: d, Mode: code.ModeDir, ID: id}
 		}
 	}
-	// The snapshot: the base's entries outside the folders made again,
-	// and the entries of those, in tree order.
-	var snap []Entry
-	for _, e := range f.ix.base {
-		if !dirty[parentOf(e.Path)] {
-			snap = append(snap, e)
-		}
-	}
+	// The delta: the entries of the folders made again, and a zero id
+	// for each entry of the base they no longer hold.
+
 	for d, k := range kids {
 		for name, e := range k {
 			e.Path = name
 			if d != "" {
 				e.Path = d + "/" + name
 			}
-			snap = append(snap, e)
+			delta = append(delta, e)
 		}
 	}
-	sortTreeOrder(snap)
-	return root, made, snap, nil
+	for _, e := range f.ix.base {
+		d := parentOf(e.Path)
+		if k := kids[d]; k != nil {
+			if now, ok := k[e.Path[strings.LastIndexByte(e.Path, '/')+1:]]; !ok || now.Mode.IsDir() != e.Mode.IsDir() {
+				delta = append(delta, Entry{Path: e.Path, Mode: e.Mode})
+			}
+		}
+	}
+	sortTreeOrder(delta)
+	return root, made, delta, nil
+}
+
+// applyDelta returns base with delta applied, in tree order: both lists
+// are, so one pass merges them.
+func applyDelta(base, delta []Entry) []Entry {
+	out := make([]Entry, 0, len(base)+len(delta))
+	i, j := 0, 0
+	for i < len(base) || j < len(delta) {
+		var c int
+		switch {
+		case i == len(base):
+			c = 1
+		case j == len(delta):
+			c = -1
+		default:
+			c = strings.Compare(treeKey(base[i]), treeKey(delta[j]))
+		}
+		switch {
+		case c < 0:
+			out = append(out, base[i])
+			i++
+		case c > 0:
+			if !delta[j].ID.IsZero() {
+				out = append(out, delta[j])
+			}
+			j++
+		default: // the delta's entry replaces the base's, or removes it
+			if !delta[j].ID.IsZero() {
+				out = append(out, delta[j])
+			}
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+func treeKey(e Entry) string {
+	if e.Mode.IsDir() {
+		return e.Path + "/"
+	}
+	return e.Path
 }
 
 // sortTreeOrder puts a snapshot's entries in tree order (git's: a folder
 // compares as its name and a slash), so that each folder's entries follow
 // it.
 func sortTreeOrder(list []Entry) {
-	key := func(e Entry) string {
-		if e.Mode.IsDir() {
-			return e.Path + "/"
-		}
-		return e.Path
-	}
-	sort.Slice(list, func(i, j int) bool { return key(list[i]) < key(list[j]) })
+	sort.Slice(list, func(i, j int) bool { return treeKey(list[i]) < treeKey(list[j]) })
 }

@@ -203,7 +203,7 @@ func (c *Checkout) Finish() (int, error) {
 		return 0, desk.Errorf(desk.Internal, "the server did not send %d objects of the snapshot, such as %s %s", len(miss), miss[0].Type, miss[0].ID.Short())
 	}
 	snap, _ := snapshotOf(c.tree, c.trees)
-	c.f.ix.base, c.f.ix.last, c.f.ix.scan = snap, nil, c.stats
+	c.f.ix.base, c.f.ix.scan = snap, c.stats
 	if err := c.f.writeIndex(); err != nil {
 		return 0, err
 	}

@@ -31,15 +31,14 @@ type Stat struct {
 }
 
 // index is the file .desk-work/index: the snapshot of the base (files and
-// folders), that of the last change made on it, and the scan.
+// folders) and the scan.
 type index struct {
 	written int64 // when the scan was written, in nanoseconds
 	base    []Entry
-	last    []Entry
 	scan    map[string]Stat
 }
 
-const indexMagic = "desk-index 1\n"
+const indexMagic = "desk-index 2\n"
 
 // IndexName is the scan index in the work folder's state folder.
 const IndexName = "index"
@@ -48,21 +47,14 @@ const IndexName = "index"
 // racy window before now is written with the time -1, so that the next
 // scan reads the file again.
 func (ix *index) encode(now int64) []byte {
-	b := make([]byte, 0, 64+(len(ix.base)+len(ix.last))*80+len(ix.scan)*100)
+	b := make([]byte, 0, 64+len(ix.base)*80+len(ix.scan)*100)
 	b = append(b, indexMagic...)
 	putS := func(s string) {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
 	b = binary.AppendUvarint(b, uint64(ix.written))
-	for _, list := range [][]Entry{ix.base, ix.last} {
-		b = binary.AppendUvarint(b, uint64(len(list)))
-		for _, e := range list {
-			putS(e.Path)
-			b = binary.AppendUvarint(b, uint64(e.Mode))
-			b = append(b, e.ID[:]...)
-		}
-	}
+	b = appendEntries(b, ix.base)
 	b = binary.AppendUvarint(b, uint64(len(ix.scan)))
 	for p, s := range ix.scan {
 		putS(p)
@@ -125,7 +117,7 @@ func decodeIndex(data []byte) (*index, error) {
 	}
 	ix := &index{}
 	ix.written = int64(getU())
-	for _, list := range []*[]Entry{&ix.base, &ix.last} {
+	for _, list := range []*[]Entry{&ix.base} {
 		n := getU()
 		if bad || n > uint64(len(data)-i) {
 			return nil, errIndex
@@ -234,4 +226,45 @@ func snapshotOf(root code.ID, trees map[code.ID]*code.TreeObject) ([]Entry, *cod
 	}
 	miss := walk(root, "")
 	return out, miss
+}
+
+func appendEntries(b []byte, list []Entry) []byte {
+	b = binary.AppendUvarint(b, uint64(len(list)))
+	for _, e := range list {
+		b = binary.AppendUvarint(b, uint64(len(e.Path)))
+		b = append(b, e.Path...)
+		b = binary.AppendUvarint(b, uint64(e.Mode))
+		b = append(b, e.ID[:]...)
+	}
+	return b
+}
+
+// writeEntries writes a change's id and a list of entries to a file of
+// the state folder (the last change's delta).
+func writeEntries(path string, id code.ID, list []Entry) error {
+	b := append([]byte(nil), id[:]...)
+	b = appendEntries(b, list)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func readEntries(path string) (code.ID, []Entry, error) {
+	var id code.ID
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return id, nil, err
+	}
+	if len(b) < len(id) {
+		return id, nil, errIndex
+	}
+	copy(id[:], b)
+	// The same encoding as the index's base, after a magic line.
+	ix, err := decodeIndex(append(append([]byte(indexMagic), 0), append(b[len(id):], 0)...))
+	if err != nil {
+		return id, nil, err
+	}
+	return id, ix.base, nil
 }

@@ -2,6 +2,8 @@ package workfolder
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -159,6 +161,8 @@ func (f *Folder) Sync(ctx context.Context, s *Scan, main code.ID, objs []code.Ob
 	f.ix.base = snap
 	f.ix.scan = s.Files
 	f.Work.Base = &id
+	// The last change's delta was against the old base.
+	os.Remove(filepath.Join(f.Root, WorkDir, LastName))
 	if err := f.writeIndex(); err != nil {
 		return nil, err
 	}

@@ -73,7 +73,8 @@ func TestBuildTreesMatchesBuildTree(t *testing.T) {
 			scanned[p] = Stat{Mode: code.ModeFile, ID: code.Hash(code.Blob, []byte(d))}
 		}
 		changes := f.Diff(&Scan{Files: scanned})
-		root, _, snap, err := f.buildTrees(changes)
+		root, _, delta, err := f.buildTrees(changes)
+		snap := applyDelta(baseSnap, delta)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -334,7 +334,7 @@ func runStatus(ctx context.Context, c *Context, args []string) error {
 	}
 	if fs.NArg() == 0 {
 		// No issue: in a work folder, the changes of its files.
-		return workStatus(c, *asJSON)
+		return workStatus(ctx, c, *asJSON)
 	}
 	if err := argCount(fs, "status", 2, 2, "the issue id and the status, e.g. desk status MG-12 to_check"); err != nil {
 		return err

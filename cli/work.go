@@ -57,7 +57,7 @@ func tokenFor(c *Context, server, tokenEnv string) (string, error) {
 
 // openWork opens the work folder of the working folder and a client of
 // its repository.
-func openWork(c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
+func openWork(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
 	f, err := workfolder.Find(c.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -66,7 +66,44 @@ func openWork(c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return f, deskhttp.NewCodeClient(f.Work.Server, f.Work.Repo, token), nil
+	client := deskhttp.NewCodeClient(f.Work.Server, f.Work.Repo, token)
+	if f.LostBase() {
+		if err := relistBase(ctx, f, client); err != nil {
+			return nil, nil, err
+		}
+	}
+	return f, client, nil
+}
+
+// relistBase lists the base's snapshot again after the index was lost,
+// from the trees of the base's closure.
+func relistBase(ctx context.Context, f *workfolder.Folder, client *deskhttp.CodeClient) error {
+	trees := map[code.ID]*code.TreeObject{}
+	var tree code.ID
+	_, _, _, err := client.ClosureEach(ctx, f.Work.Base.String(), nil, func(o code.Object) error {
+		if err := o.Check(); err != nil {
+			return err
+		}
+		switch o.Type {
+		case code.Change:
+			ch, err := code.DecodeChange(o.Data)
+			if err != nil {
+				return err
+			}
+			tree = ch.Tree
+		case code.Tree:
+			t, err := code.DecodeTree(o.Data)
+			if err != nil {
+				return err
+			}
+			trees[o.ID] = t
+		}
+		return nil
+	})
+	if err != nil {
+		return serverError(err)
+	}
+	return f.SetBase(*f.Work.Base, tree, trees)
 }
 
 // serverError words a refusal of the server for the command line.
@@ -261,10 +298,18 @@ func resolveRepo(ctx context.Context, client *deskhttp.CodeClient, name string) 
 
 // workStatus is desk status with no issue: the changes of the work folder
 // against its base.
-func workStatus(c *Context, asJSON bool) error {
+func workStatus(ctx context.Context, c *Context, asJSON bool) error {
 	f, err := workfolder.Find(c.Dir)
-	if err != nil {
+	if desk.ErrorCode(err) == desk.NotFound {
 		return desk.Errorf(desk.NotFound, "%s is not in a work folder", c.Dir).WithHint("desk status MG-12 to_check moves an issue; in a work folder, desk status lists its changes")
+	}
+	if err != nil {
+		return err
+	}
+	if f.LostBase() {
+		if f, _, err = openWork(ctx, c); err != nil {
+			return err
+		}
 	}
 	s, err := f.Scan()
 	if err != nil {
@@ -344,7 +389,7 @@ func runChange(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, client, err := openWork(c)
+	f, client, err := openWork(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -404,7 +449,7 @@ func runLand(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "land"); err != nil {
 		return err
 	}
-	f, client, err := openWork(c)
+	f, client, err := openWork(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -452,7 +497,7 @@ func runSync(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "sync"); err != nil {
 		return err
 	}
-	f, client, err := openWork(c)
+	f, client, err := openWork(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -507,7 +552,7 @@ func runLog(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "log"); err != nil {
 		return err
 	}
-	f, client, err := openWork(c)
+	f, client, err := openWork(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -575,7 +620,7 @@ func runBlame(ctx context.Context, c *Context, args []string) error {
 	if err := argCount(fs, "blame", 1, 1, "the file, e.g. desk blame src/a.go"); err != nil {
 		return err
 	}
-	f, client, err := openWork(c)
+	f, client, err := openWork(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -182,6 +182,12 @@ func TestThinClient(t *testing.T) {
 		t.Fatalf("status after a new time: %q", out)
 	}
 
+	// A lost index is made again from the base's trees.
+	os.WriteFile(filepath.Join(b, ".desk-work", "index"), []byte("garbage"), 0o644)
+	if out := c.ok(b, "status"); !strings.Contains(out, "modified  src/b.go") || strings.Count(out, "\n") != 2 {
+		t.Fatalf("status after the index was lost: %q", out)
+	}
+
 	// A merge on the server: a and b change different files.
 	writeFile(t, filepath.Join(a, "src/a.go"), "package src\n\n// A is a.\nconst A = 10\n")
 	c.ok(a, "change", "-m", "a: A is 10")

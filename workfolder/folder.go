@@ -33,6 +33,7 @@ type Folder struct {
 	Root string
 	Work code.WorkFile
 	ix   *index
+	lost bool // the index was lost: the base must be listed again
 }
 
 // Find opens the work folder that holds dir. NotFound when dir is in none.
@@ -48,7 +49,30 @@ func Find(dir string) (*Folder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Folder{Root: root, Work: *w, ix: ix}, nil
+	f := &Folder{Root: root, Work: *w, ix: ix}
+	if ix == nil {
+		f.ix = &index{scan: map[string]Stat{}}
+		f.lost = w.Base != nil
+	}
+	return f, nil
+}
+
+// LostBase reports that the index that lists the base's snapshot was
+// damaged or lost: SetBase gives it again, from the base's trees.
+func (f *Folder) LostBase() bool { return f.lost }
+
+// SetBase lists the base's snapshot again from its change and trees (by
+// id) and writes the index; every file is read at the next scan.
+func (f *Folder) SetBase(change code.ID, tree code.ID, trees map[code.ID]*code.TreeObject) error {
+	if f.Work.Base == nil || *f.Work.Base != change {
+		return desk.Errorf(desk.Invalid, "%s is not the folder's base", change.Short())
+	}
+	snap, miss := snapshotOf(tree, trees)
+	if miss != nil {
+		return desk.Errorf(desk.Internal, "the server did not send the folder %s of the base", miss.ID.Short())
+	}
+	f.ix.base, f.lost = snap, false
+	return f.writeIndex()
 }
 
 // Create makes a new work folder at root, which must not exist or be

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -157,7 +156,8 @@ func readIndex(root string) (*index, error) {
 	}
 	ix, err := decodeIndex(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w; desk sync writes it again", filepath.Join(root, WorkDir, IndexName), err)
+		// A cache damaged or of another version: made again (LostBase).
+		return nil, nil
 	}
 	return ix, nil
 }

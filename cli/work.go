@@ -62,6 +62,20 @@ func openWork(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.Co
 	if err != nil {
 		return nil, nil, err
 	}
+	return withClient(ctx, c, f)
+}
+
+// openState is openWork for the commands that read no file of the folder
+// (land, log, blame): the index is not read.
+func openState(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
+	f, err := workfolder.FindState(c.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return withClient(ctx, c, f)
+}
+
+func withClient(ctx context.Context, c *Context, f *workfolder.Folder) (*workfolder.Folder, *deskhttp.CodeClient, error) {
 	token, err := tokenFor(c, f.Work.Server, f.Work.TokenEnv)
 	if err != nil {
 		return nil, nil, err
@@ -449,7 +463,7 @@ func runLand(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "land"); err != nil {
 		return err
 	}
-	f, client, err := openWork(ctx, c)
+	f, client, err := openState(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -552,7 +566,7 @@ func runLog(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "log"); err != nil {
 		return err
 	}
-	f, client, err := openWork(ctx, c)
+	f, client, err := openState(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -620,7 +634,7 @@ func runBlame(ctx context.Context, c *Context, args []string) error {
 	if err := argCount(fs, "blame", 1, 1, "the file, e.g. desk blame src/a.go"); err != nil {
 		return err
 	}
-	f, client, err := openWork(ctx, c)
+	f, client, err := openState(ctx, c)
 	if err != nil {
 		return err
 	}

@@ -104,7 +104,19 @@ func (f *Folder) readBlob(e Entry) ([]byte, error) {
 // from the base. The index is left as it is (a cache: the next status
 // writes what this scan read).
 func (f *Folder) Made(p *Prepared, s *Scan) error {
-	if err := writeEntries(filepath.Join(f.Root, WorkDir, LastName), p.ID, p.delta); err != nil {
+	var base code.ID
+	if f.Work.Base != nil {
+		base = *f.Work.Base
+	}
+	if f.stale {
+		// The index's base moved on in memory: keep it, so that the
+		// delta is against what the index holds.
+		f.ix.scan = s.Files
+		if err := f.writeIndex(); err != nil {
+			return err
+		}
+	}
+	if err := writeEntries(filepath.Join(f.Root, WorkDir, LastName), p.ID, base, p.delta); err != nil {
 		return err
 	}
 	id := p.ID
@@ -117,20 +129,14 @@ func (f *Folder) Made(p *Prepared, s *Scan) error {
 const LastName = "last"
 
 // Landed makes the landed change the folder's base: the folder holds its
-// snapshot. (When main had moved, the server merged it into a new change
-// on main; desk sync brings main's other changes into the folder.)
+// snapshot. Only work.json is written; the next command that reads the
+// index moves its list on with the change's delta. (When main had moved,
+// the server merged the change into a new one on main; desk sync brings
+// main's other changes into the folder.)
 func (f *Folder) Landed(submitted code.ID) error {
-	lastPath := filepath.Join(f.Root, WorkDir, LastName)
 	if f.Work.Last != nil && *f.Work.Last == submitted {
-		id, delta, err := readEntries(lastPath)
-		if err == nil && id == submitted {
-			f.ix.base = applyDelta(f.ix.base, delta)
-			f.Work.Base, f.Work.Last = &id, nil
-			if err := f.writeIndex(); err != nil {
-				return err
-			}
-			os.Remove(lastPath)
-		}
+		id := submitted
+		f.Work.Base, f.Work.Last = &id, nil
 	}
 	return f.Save()
 }

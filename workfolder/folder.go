@@ -30,14 +30,26 @@ const WorkDir = code.WorkDir
 
 // Folder is an open work folder.
 type Folder struct {
-	Root string
-	Work code.WorkFile
-	ix   *index
-	lost bool // the index was lost: the base must be listed again
+	Root  string
+	Work  code.WorkFile
+	ix    *index
+	lost  bool // the index was lost: the base must be listed again
+	stale bool // the index's base moved on in memory: write it
 }
 
-// Find opens the work folder that holds dir. NotFound when dir is in none.
+// Find opens the work folder that holds dir, with its index. NotFound
+// when dir is in none.
 func Find(dir string) (*Folder, error) {
+	f, err := FindState(dir)
+	if err != nil {
+		return nil, err
+	}
+	return f, f.load()
+}
+
+// FindState opens the work folder that holds dir with its work.json
+// only, for a command that needs no scan (desk land, log, blame).
+func FindState(dir string) (*Folder, error) {
 	w, root, err := code.FindWork(dir)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", filepath.Join(root, WorkDir, "work.json"), err)
@@ -45,16 +57,35 @@ func Find(dir string) (*Folder, error) {
 	if w == nil {
 		return nil, desk.Errorf(desk.NotFound, "%s is not in a work folder", dir).WithHint("desk checkout OWNER/REPO makes one")
 	}
-	ix, err := readIndex(root)
+	return &Folder{Root: root, Work: *w}, nil
+}
+
+// load reads the index. When the folder's base moved on by a landing of
+// its last change, the base's list is moved on with the change's delta;
+// when the index is lost or names another base, LostBase says so.
+func (f *Folder) load() error {
+	ix, err := readIndex(f.Root)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	f := &Folder{Root: root, Work: *w, ix: ix}
-	if ix == nil {
-		f.ix = &index{scan: map[string]Stat{}}
-		f.lost = w.Base != nil
+	var want code.ID
+	if f.Work.Base != nil {
+		want = *f.Work.Base
 	}
-	return f, nil
+	switch {
+	case ix == nil:
+		ix = &index{scan: map[string]Stat{}}
+		f.lost = !want.IsZero()
+	case ix.baseID != want:
+		id, from, delta, err := readEntries(filepath.Join(f.Root, WorkDir, LastName))
+		if err == nil && id == want && from == ix.baseID {
+			ix.base, ix.baseID, f.stale = applyDelta(ix.base, delta), want, true
+		} else {
+			ix.base, f.lost = nil, !want.IsZero()
+		}
+	}
+	f.ix = ix
+	return nil
 }
 
 // LostBase reports that the index that lists the base's snapshot was

@@ -32,12 +32,13 @@ type Stat struct {
 // index is the file .desk-work/index: the snapshot of the base (files and
 // folders) and the scan.
 type index struct {
-	written int64 // when the scan was written, in nanoseconds
+	baseID  code.ID // the base change the list is of (zero: none)
+	written int64   // when the scan was written, in nanoseconds
 	base    []Entry
 	scan    map[string]Stat
 }
 
-const indexMagic = "desk-index 2\n"
+const indexMagic = "desk-index 3\n"
 
 // IndexName is the scan index in the work folder's state folder.
 const IndexName = "index"
@@ -52,6 +53,7 @@ func (ix *index) encode(now int64) []byte {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
+	b = append(b, ix.baseID[:]...)
 	b = binary.AppendUvarint(b, uint64(ix.written))
 	b = appendEntries(b, ix.base)
 	b = binary.AppendUvarint(b, uint64(len(ix.scan)))
@@ -115,6 +117,7 @@ func decodeIndex(data []byte) (*index, error) {
 		return id
 	}
 	ix := &index{}
+	ix.baseID = getID()
 	ix.written = int64(getU())
 	for _, list := range []*[]Entry{&ix.base} {
 		n := getU()
@@ -239,11 +242,14 @@ func appendEntries(b []byte, list []Entry) []byte {
 	return b
 }
 
-// writeEntries writes a change's id and a list of entries to a file of
-// the state folder (the last change's delta).
-func writeEntries(path string, id code.ID, list []Entry) error {
-	b := append([]byte(nil), id[:]...)
+// writeEntries writes the last change's delta: its id, the base it is
+// against, and the entries.
+func writeEntries(path string, id, base code.ID, list []Entry) error {
+	b := append([]byte(indexMagic), base[:]...)
+	b = append(b, 0) // no scan time
 	b = appendEntries(b, list)
+	b = append(b, 0) // no scan
+	b = append(b, id[:]...)
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return err
@@ -251,20 +257,20 @@ func writeEntries(path string, id code.ID, list []Entry) error {
 	return os.Rename(tmp, path)
 }
 
-func readEntries(path string) (code.ID, []Entry, error) {
-	var id code.ID
+// readEntries reads what writeEntries wrote: the change, its base and
+// the delta.
+func readEntries(path string) (id, base code.ID, list []Entry, err error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return id, nil, err
+		return id, base, nil, err
 	}
 	if len(b) < len(id) {
-		return id, nil, errIndex
+		return id, base, nil, errIndex
 	}
-	copy(id[:], b)
-	// The same encoding as the index's base, after a magic line.
-	ix, err := decodeIndex(append(append([]byte(indexMagic), 0), append(b[len(id):], 0)...))
+	copy(id[:], b[len(b)-len(id):])
+	ix, err := decodeIndex(b[:len(b)-len(id)])
 	if err != nil {
-		return id, nil, err
+		return id, base, nil, err
 	}
-	return id, ix.base, nil
+	return id, ix.baseID, ix.base, nil
 }

@@ -225,11 +225,21 @@ func (f *Folder) Diff(s *Scan) []Change {
 // reads only what moves; it writes the index only when the scan read a
 // file or lost one.
 func (f *Folder) Remember(s *Scan) error {
-	if !s.dirty {
+	if !s.dirty && !f.stale {
 		return nil
 	}
 	f.ix.scan = s.Files
 	return f.writeIndex()
 }
 
-func (f *Folder) writeIndex() error { return writeIndex(f.Root, f.ix) }
+func (f *Folder) writeIndex() error {
+	f.ix.baseID = code.ID{}
+	if f.Work.Base != nil {
+		f.ix.baseID = *f.Work.Base
+	}
+	if err := writeIndex(f.Root, f.ix); err != nil {
+		return err
+	}
+	f.stale = false
+	return nil
+}

@@ -327,8 +327,10 @@ func stepExtra(s desk.Step) string {
 
 func runStatus(ctx context.Context, c *Context, args []string) error {
 	fs := newFlags("status", c)
-	by := fs.String("author", "", "who moves it (default $DESK_AUTHOR, else agent)")
-	asJSON := fs.Bool("json", false, "print the issue as JSON")
+	// desk status ISSUE STATUS moves an issue; desk status alone, in a
+	// work folder, lists the files that differ from its base change.
+	by := fs.String("author", "", "who moves the issue (default $DESK_AUTHOR, else agent); desk status with no issue, in a work folder, lists its changes")
+	asJSON := fs.Bool("json", false, "print the issue (or, with no issue, the work folder's changes) as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

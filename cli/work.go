@@ -279,10 +279,12 @@ func runCheckout(ctx context.Context, c *Context, args []string) error {
 			fmt.Fprintf(c.Stdout, "Checked out %s into %s: nothing has landed yet, so the folder is empty; desk change makes the first change\n", slug, rel)
 			return f.Save()
 		}
+		f.Discard()
 		return serverError(err)
 	}
 	n, err := co.Finish()
 	if err != nil {
+		f.Discard()
 		return err
 	}
 	fmt.Fprintf(c.Stdout, "Checked out %s at %s into %s: %d files\n", slug, change.Short(), rel, n)

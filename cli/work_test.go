@@ -159,6 +159,12 @@ func TestThinClient(t *testing.T) {
 			t.Fatalf("%s went up", p)
 		}
 	}
+	if r := c.run(root, "", "checkout", "acme/none", "c"); r.code == 0 {
+		t.Fatalf("checkout of a repository that does not exist: exit 0, %q", r.out)
+	}
+	if es, _ := os.ReadDir(filepath.Join(root, "c")); len(es) != 0 {
+		t.Fatalf("a failed checkout left %d entries", len(es))
+	}
 	if r := c.run(root, "", "checkout", "acme/game", "b"); r.code != 5 || !strings.Contains(r.err, "not empty") {
 		t.Fatalf("checkout into a full folder: exit %d %q", r.code, r.err)
 	}

@@ -127,6 +127,15 @@ func Create(root string, w code.WorkFile) (*Folder, error) {
 	return f, f.Save()
 }
 
+// Discard removes what a checkout that failed wrote: Create made sure the
+// folder was new or empty, so all it holds is the checkout's.
+func (f *Folder) Discard() {
+	es, _ := os.ReadDir(f.Root)
+	for _, e := range es {
+		os.RemoveAll(filepath.Join(f.Root, e.Name()))
+	}
+}
+
 // NewWorkspace returns a new id for a work folder.
 func NewWorkspace() string {
 	var b [8]byte

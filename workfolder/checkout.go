@@ -203,12 +203,12 @@ func (c *Checkout) Finish() (int, error) {
 		return 0, desk.Errorf(desk.Internal, "the server did not send %d objects of the snapshot, such as %s %s", len(miss), miss[0].Type, miss[0].ID.Short())
 	}
 	snap, _ := snapshotOf(c.tree, c.trees)
+	id := c.change
+	c.f.Work.Base, c.f.Work.Last = &id, nil
 	c.f.ix.base, c.f.ix.scan = snap, c.stats
 	if err := c.f.writeIndex(); err != nil {
 		return 0, err
 	}
-	id := c.change
-	c.f.Work.Base, c.f.Work.Last = &id, nil
 	return len(c.stats), c.f.Save()
 }
 

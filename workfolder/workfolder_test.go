@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"desk/code"
 )
@@ -149,4 +150,69 @@ func TestIgnoreMatchesGit(t *testing.T) {
 			t.Errorf("%s: ignored %v, git says %v", p, got, want)
 		}
 	}
+}
+
+// A checkout's index names its base, so the next command reads it as it
+// is (nothing listed again, no file read), and a change of one file reads
+// that file alone.
+func TestCheckoutIndex(t *testing.T) {
+	files := map[string]string{"a.txt": "a\n", "src/b.go": "package b\n", "src/c/d.txt": "d\n"}
+	var list []code.File
+	var objs []code.Object
+	for p, d := range files {
+		o := code.NewObject(code.Blob, []byte(d))
+		objs = append(objs, o)
+		list = append(list, code.File{Path: p, Mode: code.ModeFile, ID: o.ID})
+	}
+	root, trees, err := code.BuildTree(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := code.EncodeChange(code.ChangeObject{Tree: root, Author: "owner", Time: time.Now(), Message: "m"})
+	change := code.NewObject(code.Change, b)
+	dir := filepath.Join(t.TempDir(), "w")
+	f, err := Create(dir, code.WorkFile{Server: "http://127.0.0.1:1", Repo: "acme/game"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	co := f.NewCheckout(code.ID{})
+	for _, o := range append(append([]code.Object{change}, trees...), objs...) {
+		if err := co.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := co.Finish(); err != nil || n != 3 {
+		t.Fatalf("Finish = %d, %v", n, err)
+	}
+	if got := readFileT(t, filepath.Join(dir, "src/c/d.txt")); got != "d\n" {
+		t.Fatalf("d.txt = %q", got)
+	}
+	time.Sleep(2 * racy)
+	g, err := Find(filepath.Join(dir, "src"))
+	if err != nil || g.LostBase() || g.Root != dir {
+		t.Fatalf("Find after checkout: %v, lost %v", err, g.LostBase())
+	}
+	s, err := g.Scan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Diff(s)) != 0 {
+		t.Fatalf("a new checkout differs: %v", g.Diff(s))
+	}
+	g.Remember(s)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("A\n"), 0o644)
+	g, _ = Find(dir)
+	s, _ = g.Scan()
+	if len(s.Read) != 1 || len(g.Diff(s)) != 1 {
+		t.Fatalf("the scan read %d files and saw %v; want a.txt alone", len(s.Read), g.Diff(s))
+	}
+}
+
+func readFileT(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -201,13 +201,14 @@ func (f *Folder) Diff(s *Scan) []Change {
 			continue
 		}
 		seen++
-		n := &Entry{Path: b.Path, Mode: st.Mode, ID: st.ID}
-		switch {
-		case b.ID != st.ID:
-			out = append(out, Change{Path: b.Path, Kind: "modified", Base: b, Now: n})
-		case b.Mode != st.Mode:
-			out = append(out, Change{Path: b.Path, Kind: "mode", Base: b, Now: n})
+		if b.ID == st.ID && b.Mode == st.Mode {
+			continue
 		}
+		kind := "modified"
+		if b.ID == st.ID {
+			kind = "mode"
+		}
+		out = append(out, Change{Path: b.Path, Kind: kind, Base: b, Now: &Entry{Path: b.Path, Mode: st.Mode, ID: st.ID}})
 	}
 	if seen < len(s.Files) {
 		base := files(f.ix.base)

@@ -175,11 +175,40 @@ func TestCheckoutIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The closure is cut after the change and the root: Missing names
+	// what to fetch, level by level, until nothing is missing.
 	co := f.NewCheckout(code.ID{})
-	for _, o := range append(append([]code.Object{change}, trees...), objs...) {
+	rootObj := trees[len(trees)-1]
+	for _, o := range []code.Object{change, rootObj} {
 		if err := co.Add(o); err != nil {
 			t.Fatal(err)
 		}
+	}
+	byID := map[code.ID]code.Object{}
+	for _, o := range append(trees, objs...) {
+		byID[o.ID] = o
+	}
+	for rounds := 0; ; rounds++ {
+		miss := co.Missing()
+		if len(miss) == 0 {
+			if rounds < 2 {
+				t.Fatalf("nothing was missing after %d rounds", rounds)
+			}
+			break
+		}
+		if rounds > 5 {
+			t.Fatalf("still missing %v", miss)
+		}
+		for _, r := range miss {
+			if err := co.Add(byID[r.ID]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bad := code.NewObject(code.Blob, []byte("x"))
+	bad.Data = []byte("y")
+	if err := co.Add(bad); err == nil {
+		t.Fatal("Add took bytes that do not have their id")
 	}
 	if n, err := co.Finish(); err != nil || n != 3 {
 		t.Fatalf("Finish = %d, %v", n, err)

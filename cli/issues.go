@@ -16,7 +16,7 @@ import (
 func init() {
 	Register(&Command{Name: "list", Summary: "list a project's issues, filtered and sorted", Run: runList})
 	Register(&Command{Name: "show", Summary: "show an issue with its plan, comments and timeline", Run: runShow})
-	Register(&Command{Name: "status", Summary: "move an issue: status MG-12 to_check", Run: runStatus})
+	Register(&Command{Name: "status", Summary: "move an issue (status MG-12 to_check); alone in a work folder: its changes", Run: runStatus})
 }
 
 func runList(ctx context.Context, c *Context, args []string) error {
@@ -347,10 +347,16 @@ func stepExtra(s desk.Step) string {
 
 func runStatus(ctx context.Context, c *Context, args []string) error {
 	fs := newFlags("status", c)
-	by := fs.String("author", "", "who moves it (default $DESK_AUTHOR, else agent)")
-	asJSON := fs.Bool("json", false, "print the issue as JSON")
+	// desk status ISSUE STATUS moves an issue; desk status alone, in a
+	// work folder, lists the files that differ from its base change.
+	by := fs.String("author", "", "who moves the issue (default $DESK_AUTHOR, else agent); desk status with no issue, in a work folder, lists its changes")
+	asJSON := fs.Bool("json", false, "print the issue (or, with no issue, the work folder's changes) as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() == 0 {
+		// No issue: in a work folder, the changes of its files.
+		return workStatus(ctx, c, *asJSON)
 	}
 	if err := argCount(fs, "status", 2, 2, "the issue id and the status, e.g. desk status MG-12 to_check"); err != nil {
 		return err

@@ -44,29 +44,46 @@ func FrameSize(o Object) int { return frameHeader + len(o.Data) }
 // MaxObject.
 func ReadFrames(r io.Reader) ([]Object, error) {
 	var out []Object
+	err := EachFrame(r, func(o Object) error {
+		out = append(out, o)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EachFrame calls fn with each frame of r as it is read, so that a reader
+// works on the first objects while the next ones arrive. Like ReadFrames
+// it checks no id, and refuses a frame cut short, an unknown type and an
+// object over MaxObject; an error of fn stops it.
+func EachFrame(r io.Reader, fn func(Object) error) error {
 	var hdr [frameHeader]byte
-	for {
+	for n := 0; ; n++ {
 		_, err := io.ReadFull(r, hdr[:])
 		if err == io.EOF {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return nil, frameError(err, len(out))
+			return frameError(err, n)
 		}
 		o := Object{Type: Type(hdr[0])}
 		if !o.Type.Valid() {
-			return nil, desk.Errorf(desk.Invalid, "frame %d: type %d is not 1 (blob), 2 (tree) or 3 (change)", len(out)+1, hdr[0])
+			return desk.Errorf(desk.Invalid, "frame %d: type %d is not 1 (blob), 2 (tree) or 3 (change)", n+1, hdr[0])
 		}
 		copy(o.ID[:], hdr[1:33])
-		n := binary.BigEndian.Uint32(hdr[33:])
-		if n > MaxObject {
-			return nil, desk.Errorf(desk.Invalid, "frame %d: an object of %d bytes is over the limit of %d MiB", len(out)+1, n, MaxObject>>20)
+		size := binary.BigEndian.Uint32(hdr[33:])
+		if size > MaxObject {
+			return desk.Errorf(desk.Invalid, "frame %d: an object of %d bytes is over the limit of %d MiB", n+1, size, MaxObject>>20)
 		}
-		o.Data = make([]byte, n)
+		o.Data = make([]byte, size)
 		if _, err := io.ReadFull(r, o.Data); err != nil {
-			return nil, frameError(err, len(out))
+			return frameError(err, n)
 		}
-		out = append(out, o)
+		if err := fn(o); err != nil {
+			return err
+		}
 	}
 }
 

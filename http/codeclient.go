@@ -1,6 +1,7 @@
 package http
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -197,6 +198,27 @@ func (c *CodeClient) Closure(ctx context.Context, at string, have []code.ID) (ch
 	tree, _ = code.ParseID(resp.Header.Get("X-Desk-Tree"))
 	objs, err = code.ReadFrames(resp.Body)
 	return change, tree, objs, resp.Trailer.Get("X-Desk-Cut") == "1", err
+}
+
+// ClosureEach reads a change (at: main or an id) and everything under its
+// tree but the folders of have, calling fn with each object as it
+// arrives. cut says the server stopped at its byte limit: fetch the rest.
+func (c *CodeClient) ClosureEach(ctx context.Context, at string, have []code.ID, fn func(code.Object) error) (change, tree code.ID, cut bool, err error) {
+	if have == nil {
+		have = []code.ID{}
+	}
+	b, _ := json.Marshal(map[string]any{"at": at, "have": have})
+	resp, err := c.do(ctx, http.MethodPost, c.base+"/closure", "application/json", b)
+	if err != nil {
+		return change, tree, false, err
+	}
+	defer resp.Body.Close()
+	change, _ = code.ParseID(resp.Header.Get("X-Desk-Change"))
+	tree, _ = code.ParseID(resp.Header.Get("X-Desk-Tree"))
+	if err := code.EachFrame(bufio.NewReaderSize(resp.Body, 1<<16), fn); err != nil {
+		return change, tree, false, err
+	}
+	return change, tree, resp.Trailer.Get("X-Desk-Cut") == "1", nil
 }
 
 // Index asks the server to index a change sent before, as the open change

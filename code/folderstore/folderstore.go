@@ -1,7 +1,8 @@
 // Package folderstore keeps code objects as files in the data folder:
 // <root>/repo-<id>/objects/<type>/<2 chars>/<id>. Each file is written to a
 // temporary name and renamed into place, so a reader never sees half an
-// object, and synced before Put returns.
+// object, and synced before Put returns. A large batch (an import's) goes
+// into one pack under objects/pack/ instead (see pack.go).
 package folderstore
 
 import (
@@ -22,26 +23,37 @@ import (
 // Stores is the objects of every repository under one folder. It
 // implements code.ObjectStores.
 type Stores struct {
-	root string
+	root  string
+	mu    sync.Mutex
+	repos map[int64]*Store
 }
 
 // New returns the stores under folder root (for the embedded desk,
 // <data>/code). The folder is made at the first write.
-func New(root string) *Stores { return &Stores{root: root} }
+func New(root string) *Stores { return &Stores{root: root, repos: map[int64]*Store{}} }
 
-// Objects returns the store of one repository.
+// Objects returns the store of one repository. The stores are kept, so
+// that the indexes of a repository's packs are read once.
 func (s *Stores) Objects(repo int64) code.ObjectStore {
-	return &Store{dir: filepath.Join(s.root, filepath.FromSlash(code.RepoPrefix(repo)))}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.repos[repo]
+	if st == nil {
+		st = Open(filepath.Join(s.root, filepath.FromSlash(code.RepoPrefix(repo))))
+		s.repos[repo] = st
+	}
+	return st
 }
 
 // Store is one repository's objects. It implements code.ObjectStore.
 type Store struct {
-	dir string
+	dir   string
+	packs *packs
 }
 
 // Open returns the store of the objects kept under folder dir, which holds
-// objects/<type>/<2 chars>/<id>.
-func Open(dir string) *Store { return &Store{dir: dir} }
+// objects/<type>/<2 chars>/<id> and objects/pack/.
+func Open(dir string) *Store { return &Store{dir: dir, packs: newPacks(filepath.Join(dir, "objects"))} }
 
 var _ code.ObjectStore = (*Store)(nil)
 var _ code.ObjectStores = (*Stores)(nil)
@@ -50,58 +62,48 @@ func (s *Store) path(t code.Type, id code.ID) string {
 	return filepath.Join(s.dir, filepath.FromSlash(code.ObjectKey(t, id)))
 }
 
-// syncEach is the largest batch synced file by file; a larger one (an
-// import) is synced with one call for the whole file system where there
-// is one. That call also flushes what other programs wrote, so a batch a
-// client sends with a change stays below it.
-const syncEach = 1024
+// syncEach is the largest batch written file by file (a landing's few
+// objects, a change's files); a larger one (an import's) goes into one
+// pack. Packs are looked through one after the other, so small batches
+// stay files and the packs stay few.
+const syncEach = 256
 
-// Put writes the objects that are not there yet. A large batch is
-// written by several goroutines: creating a file costs the file system
-// more than writing its bytes, and the creations of different folders
-// run side by side.
+// Put writes the objects that are not there yet: a few as files of their
+// own, written and synced side by side; a large batch as one pack.
 func (s *Store) Put(ctx context.Context, objs ...code.Object) (int, error) {
 	if err := code.CheckAll(objs); err != nil {
 		return 0, err
 	}
-	bulk := len(objs) > syncEach && canSyncAll
-	if !bulk {
+	if len(objs) <= syncEach {
 		return s.putSynced(ctx, objs)
 	}
-	workers := writers
-	var (
-		wg    sync.WaitGroup
-		mu    sync.Mutex
-		total int
-		first error
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var part []code.Object
-			for i := w; i < len(objs); i += workers {
-				part = append(part, objs[i])
-			}
-			n, err := s.putEach(ctx, part, false)
-			mu.Lock()
-			total += n
-			if first == nil {
-				first = err
-			}
-			mu.Unlock()
-		}()
+	refs := make([]code.Ref, len(objs))
+	for i, o := range objs {
+		refs[i] = o.Ref()
 	}
-	wg.Wait()
-	if first != nil {
-		return total, first
+	has, err := s.Has(ctx, refs)
+	if err != nil {
+		return 0, err
 	}
-	if total > 0 {
-		if err := syncAll(s.dir); err != nil {
-			return total, fmt.Errorf("sync the objects: %w", err)
+	seen := make(map[code.Ref]bool, len(objs))
+	var fresh []code.Object
+	for i, o := range objs {
+		if has[i] || seen[refs[i]] {
+			continue
 		}
+		seen[refs[i]] = true
+		fresh = append(fresh, o)
 	}
-	return total, nil
+	if len(fresh) == 0 {
+		return 0, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := s.packs.write(fresh); err != nil {
+		return 0, err
+	}
+	return len(fresh), nil
 }
 
 // putSynced writes a batch (a landing's few objects, a change's new
@@ -127,6 +129,9 @@ func (s *Store) putSynced(ctx context.Context, objs []code.Object) (int, error) 
 			for o := range next {
 				p := s.path(o.Type, o.ID)
 				if _, err := os.Lstat(p); err == nil {
+					continue
+				}
+				if _, _, _, ok := s.packs.lookup(o.Type, o.ID); ok {
 					continue
 				}
 				err := writeFile(p, o.Data, true)
@@ -171,9 +176,6 @@ func (s *Store) putSynced(ctx context.Context, objs []code.Object) (int, error) 
 // syncWriters is how many goroutines write and sync a batch file by file.
 const syncWriters = 8
 
-// writers is how many goroutines write a large batch.
-const writers = 4
-
 // putEach writes objects one after the other; when durable, each file and
 // each folder it went into is synced.
 func (s *Store) putEach(ctx context.Context, objs []code.Object, durable bool) (int, error) {
@@ -185,6 +187,9 @@ func (s *Store) putEach(ctx context.Context, objs []code.Object, durable bool) (
 		}
 		p := s.path(o.Type, o.ID)
 		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		if _, _, _, ok := s.packs.lookup(o.Type, o.ID); ok {
 			continue
 		}
 		if err := writeFile(p, o.Data, durable); err != nil {
@@ -267,7 +272,11 @@ func syncDir(dir string) error {
 func (s *Store) Get(ctx context.Context, t code.Type, id code.ID) ([]byte, error) {
 	data, err := os.ReadFile(s.path(t, id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, desk.Errorf(desk.NotFound, "no %s %s in this repository", t, id)
+		var packed bool
+		data, packed, err = s.packs.read(t, id)
+		if !packed && err == nil {
+			return nil, desk.Errorf(desk.NotFound, "no %s %s in this repository", t, id)
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s %s: %w", t, id, err)
@@ -278,9 +287,10 @@ func (s *Store) Get(ctx context.Context, t code.Type, id code.ID) ([]byte, error
 	return data, nil
 }
 
-// Has looks for each object's file.
+// Has looks for each object's file, then in the packs.
 func (s *Store) Has(ctx context.Context, refs []code.Ref) ([]bool, error) {
 	out := make([]bool, len(refs))
+	var misses []int
 	for i, r := range refs {
 		_, err := os.Lstat(s.path(r.Type, r.ID))
 		switch {
@@ -288,6 +298,21 @@ func (s *Store) Has(ctx context.Context, refs []code.Ref) ([]bool, error) {
 			out[i] = true
 		case !errors.Is(err, fs.ErrNotExist):
 			return nil, fmt.Errorf("look for %s %s: %w", r.Type, r.ID, err)
+		default:
+			if _, _, _, ok := s.packs.lookup(r.Type, r.ID); ok {
+				out[i] = true
+			} else {
+				misses = append(misses, i)
+			}
+		}
+	}
+	if len(misses) > 0 {
+		// Another process may have written a pack since the last look.
+		if err := s.packs.refresh(); err != nil {
+			return nil, err
+		}
+		for _, i := range misses {
+			_, _, _, out[i] = s.packs.lookup(refs[i].Type, refs[i].ID)
 		}
 	}
 	return out, nil

@@ -8,21 +8,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// canSyncAll says that syncAll makes a whole batch durable with one call:
-// syncing thousands of files one by one took seconds where one syncfs
-// took tens of milliseconds.
-const canSyncAll = true
-
-// syncAll flushes the file system that holds dir.
-func syncAll(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return unix.Syncfs(int(f.Fd()))
-}
-
 // writeNew writes data as a new file at path through an unnamed file
 // (O_TMPFILE) that is linked into place when whole: one entry added to the
 // folder instead of a temporary name added, renamed and removed. It

@@ -2,8 +2,4 @@
 
 package folderstore
 
-const canSyncAll = false
-
-func syncAll(dir string) error { return nil }
-
 func writeNew(path string, data []byte, durable bool) (bool, error) { return false, nil }

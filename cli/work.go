@@ -65,7 +65,7 @@ func openWorkFolder(ctx context.Context, c *Context) (*workfolder.Folder, *deskh
 	return withClient(ctx, c, f)
 }
 
-// openState is openWork for the commands that read no file of the folder
+// openState is openWorkFolder for the commands that read no file of the folder
 // (land, log, blame): the index is not read.
 func openState(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
 	f, err := workfolder.FindState(c.Dir)

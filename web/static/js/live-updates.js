@@ -61,8 +61,11 @@ export class LiveUpdates {
     // Office rows: a new layout or new seat choices, for the office alone.
     const officeRows = batch.filter((c) => c.type === 'office');
     if (officeRows.length) app.officeView?.changed(officeRows);
-    const own = new Set(['agent', 'pair', 'office']);
-    const changes = agentRows.length || pairRows.length || officeRows.length ? batch.filter((c) => !own.has(c.type)) : batch;
+    // Session rows: a session desk launched started, changed or ended.
+    const sessionRows = batch.filter((c) => c.type === 'session');
+    if (sessionRows.length) app.agentsView?.sessionsChanged(sessionRows);
+    const own = new Set(['agent', 'pair', 'office', 'session']);
+    const changes = agentRows.length || pairRows.length || officeRows.length || sessionRows.length ? batch.filter((c) => !own.has(c.type)) : batch;
     const mine = changes.filter((c) => c.project === app.slug);
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;

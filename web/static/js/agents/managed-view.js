@@ -249,7 +249,10 @@ export class ManagedPane {
     const rec = m.byId.get(id);
     const agent = rec ? agentOf(this.view.app, rec) : null;
     const stamp = JSON.stringify([id, rec, agent && [agent.state, activityText(agent), agent.since], m.loaded, m.readOnly, m.launchOff, this.renaming]);
-    if (stamp !== this.stamp && !(this.renaming && this.info.contains(document.activeElement))) {
+    // What the owner types into the name field is not drawn over.
+    const typing = this.info.querySelector('.managed-rename')?.contains(document.activeElement);
+    if (stamp !== this.stamp && (!typing || this.force)) {
+      this.force = false;
       this.stamp = stamp;
       this.renderInfo(rec, agent);
     }
@@ -327,15 +330,15 @@ export class ManagedPane {
 
   startRename() {
     this.renaming = true;
-    this.stamp = '';
+    this.force = true;
     this.render();
   }
 
   endRename() {
     this.renaming = false;
-    this.stamp = '';
-    this.info.querySelector('input')?.blur();
+    this.force = true;
     this.render();
+    this.info.querySelector('[data-focus-key=rename]')?.focus();
   }
 
   async stop(rec) {

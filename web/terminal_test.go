@@ -95,6 +95,14 @@ func startServe(t *testing.T, args ...string) *serveDesk {
 	case <-time.After(20 * time.Second):
 		t.Fatal("desk serve printed no address within 20 s")
 	}
+	if s.token == "" {
+		// --no-terminal prints no token; the data folder keeps it.
+		b, err := os.ReadFile(filepath.Join(data, "terminal-token"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.token = strings.TrimSpace(string(b))
+	}
 	s.desk = &testdesk.Desk{URL: s.URL, DataDir: data}
 	// Runs before the server stops: every session's holder goes.
 	t.Cleanup(s.stopAll)
@@ -332,6 +340,7 @@ func TestPhoneKeyBarSendsCtrlCWithATap(t *testing.T) {
 	}
 	p.typeTerm("sleep 300; echo not-interrupted")
 	time.Sleep(300 * time.Millisecond)
+	eval[bool](p, `(document.querySelector('.term-key[data-key="ctrl-c"]').scrollIntoView({ block: 'nearest' }), true)`)
 	x := eval[float64](p, `(() => { const r = document.querySelector('.term-key[data-key="ctrl-c"]').getBoundingClientRect(); return r.left + r.width / 2; })()`)
 	y := eval[float64](p, `(() => { const r = document.querySelector('.term-key[data-key="ctrl-c"]').getBoundingClientRect(); return r.top + r.height / 2; })()`)
 	p.do(chromedp.TapXY(x, y))

@@ -49,7 +49,9 @@ export class ManagedSessions {
         this.onChange();
         return;
       }
-      await Promise.all([this.loadKinds(), this.load()]);
+      // The kinds first: a refused token is found there, once.
+      await this.loadKinds();
+      await this.load();
     })();
     return this.starting;
   }

@@ -441,8 +441,12 @@ func TestTerminalLinksOpenOnlyHTTP(t *testing.T) {
 	p := openPage(t, s.desk, "/#/~agents/"+rec.ID, pageOptions{width: 1400, height: 900, beforeLoad: openedJS})
 	p.waitFor("live", `document.querySelector('.term-pane')?.dataset.state === 'live'`)
 	p.waitPrompt()
-	// A plain address in the text, and two the program marks (OSC 8).
-	p.typeTerm(`clear; echo; echo "see http://127.0.0.1:9/docs now"; printf '\e]8;;javascript:alert(1)\e\\%s\e]8;;\e\\\n' JSLINK; printf '\e]8;;file:///etc/passwd\e\\%s\e]8;;\e\\\n' FILELINK; printf '\e]8;;https://example.com/x\e\\%s\e]8;;\e\\\n' HTTPSLINK`)
+	// A plain address in the text, and three the program marks (OSC 8);
+	// the command line itself spells none of the words looked for below.
+	p.typeTerm(`L=LINK D=docs; clear; echo "see http://127.0.0.1:9/$D now"; ` +
+		`printf '\e]8;;javascript:alert(1)\e\\%s\e]8;;\e\\\n' JS$L; ` +
+		`printf '\e]8;;file:///etc/passwd\e\\%s\e]8;;\e\\\n' FILE$L; ` +
+		`printf '\e]8;;https://example.com/x\e\\%s\e]8;;\e\\\n' HTTPS$L`)
 	p.waitTerm("the links", "HTTPSLINK")
 	clickText := func(text string) {
 		t.Helper()

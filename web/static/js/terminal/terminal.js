@@ -93,8 +93,9 @@ export class TerminalPane {
       disableStdin: readOnly,
       cursorBlink: !readOnly,
       allowProposedApi: false,
-      // Links a program marks (OSC 8) go through the same rule as the ones found in the text.
-      linkHandler: { activate: (_e, uri) => openLink(uri), allowNonHttpProtocols: false },
+      // Links a program marks (OSC 8) come here whatever their scheme and
+      // go through the same rule as the ones found in the text (openLink).
+      linkHandler: { activate: (_e, uri) => openLink(uri), allowNonHttpProtocols: true },
     });
     this.fit = new FitAddon();
     this.term.loadAddon(this.fit);

@@ -2,8 +2,11 @@ package web_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"image/png"
 	"io"
 	"net/http"
 	"os"
@@ -482,5 +485,47 @@ func TestTerminalLinksOpenOnlyHTTP(t *testing.T) {
 	got := eval[string](p, `JSON.stringify(window.opened)`)
 	if got != `[["http://127.0.0.1:9/docs","_blank","noopener,noreferrer"],["https://example.com/x","_blank","noopener,noreferrer"]]` {
 		t.Errorf("the page opened %s", got)
+	}
+}
+
+var updateTerminalShot = flag.Bool("update-terminal-screenshot", false, "write the browser terminal's screenshot to docs/terminal.png")
+
+// TestScreenshotOfATerminal takes docs' picture of the Agents view with a
+// bash session's terminal open. It always checks that the page renders the
+// terminal; with -update-terminal-screenshot it also writes the file:
+//
+//	go test ./web -run TestScreenshotOfATerminal -update-terminal-screenshot
+func TestScreenshotOfATerminal(t *testing.T) {
+	s := startServe(t)
+	other := s.launchBash("tests")
+	rec := s.launchBash("build")
+	body, _ := json.Marshal(map[string]string{"text": "exit 3\r"})
+	s.api("POST", "/api/sessions/"+other.ID+"/input", string(body), nil)
+	p := openPage(t, s.desk, "/#/~agents/"+rec.ID, pageOptions{width: 1280, height: 720})
+	p.waitFor("live", `document.querySelector('.term-pane')?.dataset.state === 'live'`)
+	p.waitPrompt()
+	p.typeTerm(`cd /usr && PS1='\w\$ ' && clear`)
+	p.typeTerm(`printf '\e[1;32m✓\e[0m holder up  \e[1;34mbash\e[0m %s\n' "$BASH_VERSION" && ls --color=always -F /usr/lib | head -n 12 | column -c 100`)
+	p.waitTerm("the listing", "holder up")
+	p.waitFor("the ended session listed", `document.querySelector('.managed-item[data-session="`+other.ID+`"]')?.textContent.includes('Exited with code 3')`)
+	time.Sleep(300 * time.Millisecond)
+	eval[bool](p, `(document.activeElement?.blur(), true)`)
+	shot, err := chromedp.Run(p.ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 1280 || b.Dy() != 720 {
+		t.Errorf("screenshot is %v", b)
+	}
+	if *updateTerminalShot {
+		out := filepath.Join("..", "docs", "terminal.png")
+		if err := os.WriteFile(out, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d bytes)", out, len(shot))
 	}
 }

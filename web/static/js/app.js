@@ -55,6 +55,7 @@ const LATER_MODULES = [
   'dialogs/merge.js', 'dialogs/help.js', 'first-run.js',
   'office/office-view.js', 'office/office-api.js', 'office/model.js', 'office/scene.js', 'office/art.js', 'office/renderer.js',
   'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
+  'agents/managed-sessions.js', 'agents/managed-view.js', 'terminal/terminal.js', 'terminal/terminal-model.js', 'terminal/csp-styles.js',
 ];
 
 // An issue no agent session works on.

@@ -3,16 +3,16 @@
 // The page allows no inline style (style-src 'self'): a <style> element or
 // a style attribute written as text is refused, with a console error each
 // time. xterm.js's DOM renderer uses both: <style> elements for the theme's
-// colours and the cell size, and setAttribute('style', ...) for the cells
-// of 24-bit colour. What the policy does allow is styling from script:
+// colours and the cell size, and style attributes set by name for the
+// cells of 24-bit colour. What the policy does allow is styling from script:
 // constructed style sheets (document.adoptedStyleSheets) and the CSSOM
 // (element.style). So, once, before the first terminal opens:
 //
 // - document.createElement('style') returns a <desk-style> element, which
 //   keeps its text in a constructed sheet adopted by the document while it
 //   is connected;
-// - setAttribute('style', text) sets element.style.cssText, which gives the
-//   element the same attribute without parsing it as markup.
+// - setting the attribute named style sets element.style.cssText instead,
+//   which gives the element the same attribute without parsing it as markup.
 //
 // Nothing else on the page makes <style> elements or writes style
 // attributes (the policy would refuse them), so nothing else changes.

@@ -61,8 +61,28 @@ func startServe(t *testing.T, args ...string) *serveDesk {
 	s := &serveDesk{t: t, bin: bin, data: data, work: work, env: []string{
 		"PATH=" + filepath.Dir(bin) + ":" + os.Getenv("PATH"), "HOME=" + home, "LANG=C.UTF-8", "SHELL=/bin/bash", "DESK_DATA=" + data,
 	}}
-	cmd := exec.Command(bin, append([]string{"serve", "--port", "0"}, args...)...)
-	cmd.Env, cmd.Dir = s.env, data
+	s.serve("0", args...)
+	if s.token == "" {
+		// --no-terminal prints no token; the data folder keeps it.
+		b, err := os.ReadFile(filepath.Join(data, "terminal-token"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.token = strings.TrimSpace(string(b))
+	}
+	s.desk = &testdesk.Desk{URL: s.URL, DataDir: data}
+	// Runs before the server stops: every session's holder goes.
+	t.Cleanup(s.stopAll)
+	return s
+}
+
+// serve starts desk serve on port (with args) and waits until it prints
+// its address; the test's end stops it.
+func (s *serveDesk) serve(port string, args ...string) {
+	t := s.t
+	t.Helper()
+	cmd := exec.Command(s.bin, append([]string{"serve", "--port", port}, args...)...)
+	cmd.Env, cmd.Dir = s.env, s.data
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +93,9 @@ func startServe(t *testing.T, args ...string) *serveDesk {
 	}
 	s.cmd = cmd
 	t.Cleanup(func() {
+		if cmd.ProcessState != nil {
+			return
+		}
 		cmd.Process.Signal(syscall.SIGTERM)
 		done := make(chan struct{})
 		go func() { cmd.Wait(); close(done) }()
@@ -98,41 +121,45 @@ func startServe(t *testing.T, args ...string) *serveDesk {
 	case <-time.After(20 * time.Second):
 		t.Fatal("desk serve printed no address within 20 s")
 	}
-	if s.token == "" {
-		// --no-terminal prints no token; the data folder keeps it.
-		b, err := os.ReadFile(filepath.Join(data, "terminal-token"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.token = strings.TrimSpace(string(b))
-	}
-	s.desk = &testdesk.Desk{URL: s.URL, DataDir: data}
-	// Runs before the server stops: every session's holder goes.
-	t.Cleanup(s.stopAll)
-	return s
 }
 
-// stopAll kills every running session through the API.
+// killServer kills desk serve with -9; the holders go on.
+func (s *serveDesk) killServer() {
+	s.t.Helper()
+	s.cmd.Process.Kill()
+	s.cmd.Wait()
+}
+
+// stopAll kills every running session through the API, if the server
+// still answers (reap kills what is left otherwise).
 func (s *serveDesk) stopAll() {
 	var list struct {
 		Sessions []struct {
 			ID string `json:"id"`
 		} `json:"sessions"`
 	}
-	if s.api("GET", "/api/sessions", "", &list) != http.StatusOK {
+	if code, err := s.request("GET", "/api/sessions", "", &list); err != nil || code != http.StatusOK {
 		return
 	}
 	for _, rec := range list.Sessions {
-		s.api("DELETE", "/api/sessions/"+rec.ID+"?kill=1", "", nil)
+		s.request("DELETE", "/api/sessions/"+rec.ID+"?kill=1", "", nil)
 	}
 }
 
 // api calls a session route with the terminal token and decodes the answer into out.
 func (s *serveDesk) api(method, path, body string, out any) int {
 	s.t.Helper()
-	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	code, err := s.request(method, path, body, out)
 	if err != nil {
 		s.t.Fatal(err)
+	}
+	return code
+}
+
+func (s *serveDesk) request(method, path, body string, out any) (int, error) {
+	req, err := http.NewRequest(method, s.URL+path, strings.NewReader(body))
+	if err != nil {
+		return 0, err
 	}
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	if body != "" {
@@ -140,13 +167,13 @@ func (s *serveDesk) api(method, path, body string, out any) int {
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		s.t.Fatal(err)
+		return 0, err
 	}
 	defer res.Body.Close()
 	if out != nil {
 		json.NewDecoder(res.Body).Decode(out)
 	}
-	return res.StatusCode
+	return res.StatusCode, nil
 }
 
 type sessionRecord struct {
@@ -528,4 +555,31 @@ func TestScreenshotOfATerminal(t *testing.T) {
 		}
 		t.Logf("wrote %s (%d bytes)", out, len(shot))
 	}
+}
+
+// desk serve killed with -9 under an open terminal: the pane says it lost
+// the connection, and when the server is back on its port (the holder
+// never stopped) it attaches again by itself and the screen is whole. The
+// page was opened with the printed address's token, which outlives the
+// server; the page's own token would not.
+func TestTheTerminalReconnectsAfterTheServerIsKilled(t *testing.T) {
+	s := startServe(t)
+	rec := s.launchBash("survivor")
+	p := openPage(t, s.desk, "/?token="+s.token+"#/~agents/"+rec.ID)
+	p.waitFor("live", `document.querySelector('.term-pane')?.dataset.state === 'live'`)
+	p.waitPrompt()
+	p.typeTerm("echo before-$((5*5))")
+	p.waitTerm("the echo", "before-25")
+	port := s.URL[strings.LastIndex(s.URL, ":")+1:]
+	p.allowConsole("Failed to load resource")
+	p.allowConsole("WebSocket connection")
+	s.killServer()
+	p.waitFor("the drop", `document.querySelector('.term-pane')?.dataset.state === 'reconnecting'`)
+	s.serve(port)
+	t.Cleanup(s.stopAll)
+	p.waitForWithin("attached again", `document.querySelector('.term-pane')?.dataset.state === 'live'`, 20*time.Second)
+	p.sameScreen(s, rec.ID)
+	p.typeTerm("echo after-$((6*6))")
+	p.waitTerm("typing again", "after-36")
+	p.sameScreen(s, rec.ID)
 }

@@ -17,9 +17,10 @@ test('desk session ids are told from agent session ids', () => {
   assert.ok(!isSessionId(null));
 });
 
-test('the page presents its own token, else the terminal token of its address', () => {
-  assert.equal(sessionToken('page-tok', '?token=term-tok'), 'page-tok');
+test('the page presents the terminal token of its address, else its own', () => {
+  assert.equal(sessionToken('page-tok', '?token=term-tok'), 'term-tok', 'the one that outlives a restart');
   assert.equal(sessionToken('', '?token=term-tok'), 'term-tok');
+  assert.equal(sessionToken('page-tok', '?x=1'), 'page-tok');
   assert.equal(sessionToken('', '?x=1'), '');
   assert.equal(sessionToken('', ''), '');
 });

@@ -12,19 +12,22 @@ export function isSessionId(id) {
 }
 
 /**
- * The token the page presents to the session routes: desk's page token (in
- * the page desk served), else the terminal token of the address desk serve
- * printed (?token=...), else ''.
+ * The token the page presents to the session routes: the terminal token of
+ * its address (?token=..., the URL desk serve printed), which the data
+ * folder keeps across restarts, so that an open tab (a phone's bookmark)
+ * reconnects after desk serve restarted; else desk's page token, which is
+ * new with every start; else ''.
  * @param {string} pageToken the page's meta token
  * @param {string} search location.search
  */
 export function sessionToken(pageToken, search) {
-  if (pageToken) return pageToken;
+  let fromAddress = '';
   try {
-    return new URLSearchParams(search || '').get('token') || '';
+    fromAddress = new URLSearchParams(search || '').get('token') || '';
   } catch {
-    return '';
+    fromAddress = '';
   }
+  return fromAddress || pageToken || '';
 }
 
 /** Why "+ Agent" is off when the page has no token at all. */

@@ -211,7 +211,10 @@ export class TerminalPane {
         return;
       }
       if (res.status === 403 || res.status === 503) {
-        this.end(null, body?.error || 'The server refused the terminal.');
+        // A page token is new with every start of desk serve: a page from
+        // before a restart holds an old one.
+        const why = body?.error || 'The server refused the terminal';
+        this.end(null, `${why}. Reload the page, or open the address desk serve printed.`);
         return;
       }
       if (res.ok) rec = body;

@@ -350,6 +350,12 @@ func TestAgentLaunchesABashSessionThatTwoTabsShareAndAReloadKeeps(t *testing.T) 
 		t.Error("an exited session still offers Stop")
 	}
 	p.waitFor("the list says how it ended", `document.querySelector('.managed-item[data-session="`+id+`"]')?.textContent.includes(`+jsString(want)+`)`)
+	// Opened again, the ended session shows its last screen, read-only.
+	p.do(reload())
+	p.waitReady()
+	p.waitFor("the last screen", `document.querySelector('.term-pane')?.dataset.state === 'ended' && document.querySelector('.term-status').textContent === `+jsString(want))
+	p.waitTerm("the last screen's text", "from-tab-5")
+	p.sameScreen(s, id)
 
 	// The drawer now offers the folder as a recent one.
 	p.click(".launch-button")

@@ -104,7 +104,6 @@ export class TerminalPane {
     this.term.onData((data) => this.send(encoder.encode(data)));
     this.term.onBinary((data) => this.send(Uint8Array.from(data, (c) => c.charCodeAt(0) & 0xff)));
     this.term.open(this.screen);
-    this.el.deskTerminal = this.term;
     this.observer = new ResizeObserver(() => this.resized());
     this.observer.observe(this.screen);
 

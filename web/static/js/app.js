@@ -57,6 +57,7 @@ const LATER_MODULES = [
   'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
   'code/code-view.js', 'code/code-strip.js', 'code/code-api.js', 'code/code-model.js', 'code/overlap-cards.js',
   'detail/landings.js',
+  'agents/managed-sessions.js', 'agents/managed-view.js', 'terminal/terminal.js', 'terminal/terminal-model.js', 'terminal/csp-styles.js',
 ];
 
 // An issue no agent session works on.

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,7 +105,7 @@ func (m *Manager) deskBin() (string, error) {
 	return exe, nil
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var profileName = desk.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // plan is a validated launch: the record to keep and the holder's spec.
 type plan struct {
@@ -154,7 +153,7 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 		if l.ProfileEnv == "" {
 			return nil, desk.Errorf(desk.Invalid, "%s has no profile folder desk can point it at", l.Title)
 		}
-		if !profileName.MatchString(r.Profile) {
+		if !profileName().MatchString(r.Profile) {
 			return nil, desk.Errorf(desk.Invalid, "profile %q is not a name: letters, digits, _ . - (up to 64)", clip(r.Profile, 80))
 		}
 	}
@@ -200,7 +199,7 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 	return p, nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+var envName = desk.LazyRegexp(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
 
 // checkEnv checks a launch's extra environment: variable names, no NUL,
 // and none of the variables desk sets itself, which tie the program to
@@ -212,7 +211,7 @@ func checkEnv(env map[string]string) (map[string]string, error) {
 	out := make(map[string]string, len(env))
 	for k, v := range env {
 		switch {
-		case !envName.MatchString(k):
+		case !envName().MatchString(k):
 			return nil, desk.Errorf(desk.Invalid, "env: %q is not a variable name", clip(k, 60))
 		case strings.IndexByte(v, 0) >= 0:
 			return nil, desk.Errorf(desk.Invalid, "env: %s holds a NUL byte", k)
@@ -797,6 +796,9 @@ func (m *Manager) ResumeWith(ctx context.Context, id string, env map[string]stri
 	}
 	p, err := m.validate(&r)
 	if err != nil {
+		return nil, err
+	}
+	if err := waitHolderGone(ctx, m.DataDir, id, 3*time.Second); err != nil {
 		return nil, err
 	}
 	next := *s

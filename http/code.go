@@ -92,7 +92,7 @@ func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	if s.opts.Code == nil || s.opts.Identities == nil {
+	if s.opts.Code == nil {
 		return &httpError{http.StatusNotImplemented, "this desk serves no code: it has no object store"}
 	}
 	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/v1/"), "/")
@@ -171,6 +171,9 @@ func (s *Server) authenticate(r *http.Request) (*identity.Caller, error) {
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return nil, unauthorized("the Authorization header is not Bearer <token>")
+	}
+	if s.opts.Identities == nil {
+		return nil, unauthorized("this desk keeps no identities yet, so it knows no token: use the page's own token")
 	}
 	c, err := s.opts.Identities.Authenticate(r.Context(), token)
 	if desk.ErrorCode(err) == desk.Forbidden {

@@ -124,7 +124,7 @@ func NewServer(store Store, o Options) *Server {
 	if o.Identities != nil {
 		s.auth = identity.NewCache(o.Identities, 0)
 	}
-	s.assets = newAssets(files, s.token)
+	s.assets = newAssets(files, s.token, o.Code != nil && o.Identities != nil)
 	s.hub = newHub()
 	s.router = s.routes()
 	return s

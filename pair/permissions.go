@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The decision to say yes to a prompt is made on the prompt's text, not by
@@ -61,28 +62,34 @@ func nv(why string, patterns ...string) []never {
 }
 
 // neverList stops the pair at every autonomy level and every allowlist.
-var neverList = concat(
-	nv("secrets", `(^|[\s/'"=])\.env(\.[a-z0-9_]+)?($|[\s'"/;|&)])`, `id_(rsa|ed25519|ecdsa|dsa)`, `\.ssh/`, `\.aws/`, `\.gnupg`,
-		`credentials`, `secret`, `password`, `passwd`, `\.pem\b`, `\.netrc`, `\.npmrc`, `\bprintenv\b`, `_token\b`, `\bapi[_-]?key`, `\bvault\b`, `\bsealkeep\b`),
-	nv("ports", `\blisten\b`, `--port\b`, `\bnc\s+(-[a-z]*l|.*-l\b)`, `\bncat\b`, `\bsocat\b`, `\bngrok\b`, `http\.server`, `0\.0\.0\.0`,
-		`\bssh\s.*-[lrd]\b`, `\bdocker\s+run\b.*\s-p\s`, `\biptables\b`, `\bufw\b`),
-	nv("deploys", `\bdeploy`, `\bkubectl\s+(apply|delete|rollout|scale|patch|replace|create)`, `\bhelm\s+(install|upgrade|uninstall|delete)`,
-		`\bterraform\s+(apply|destroy)`, `\bpulumi\s+up`, `\bvercel\b`, `\bnetlify\b`, `\bgh\s+release`, `\bnpm\s+publish`, `\bcargo\s+publish`,
-		`\bdocker\s+push`, `\bfly\s+`, `\bproduction\b`, `\bprod\b`),
-	nv("migrations", `migrat`, `\balembic\b`, `\bflyway\b`, `\bliquibase\b`),
-	nv("deleting data", `\bdrop\s+(table|database|schema)`, `\btruncate\b`, `\bdelete\s+from\b`, `\bdropdb\b`, `\bshred\b`,
-		`\brm\s+(-[a-z]*\s+)*-[a-z]*[rf][a-z]*\s+(.*\s)?(/|/\*|~|~/|~/\*|\.|\./|\./\*|\*|\.\.|\$home)(\s|$|;|&|\|)`, `\brm\s+.*--no-preserve-root`),
-	nv("the machine", `\bmkfs`, `(^|\s)dd\s`, `\bkillall\b`, `\bpkill\b`, `\bshutdown\b`, `\breboot\b`, `\bsudo\b`, `\bchmod\s+-r\b`, `\bchown\s+-r\b`, `>\s*/dev/sd`),
-	nv("git history", `\bgit\s+push\b.*\s(origin\s+)?(main|master)(\s|$|:)`, `\bgit\s+push\b.*:(main|master)\b`, `\bgit\s+push\b.*\s(-f|--force|--force-with-lease|--mirror|--delete|-d)\b`,
-		`\bgit\s+push\s+\S+\s+\+`, `\breset\s+--hard\b`, `\bclean\s+(-[a-z]*f|--force)`, `\bfilter-branch\b`, `\bfilter-repo\b`, `\bgh\s+pr\s+merge\b`,
-		`\bgit\s+branch\s+-d\b`, `\bupdate-ref\s+-d\b`, `\bgit\s+push\s*$`),
-	nv("network and installs", `\bcurl\b`, `\bwget\b`, `\b(pip|pip3|pipx|uv\s+pip)\s+install\b`, `\bnpm\s+(install|i|ci|add)\b`, `\bnpx\s+-y\b`,
-		`\b(yarn|pnpm|bun)\s+(add|install|i)\b`, `\bapt(-get)?\s+install\b`, `\bbrew\s+install\b`, `\bgo\s+(install|get)\b`, `\bcargo\s+install\b`,
-		`\bgem\s+install\b`, `\bscp\b`, `\brsync\b`, `\bgit\s+clone\b`),
-	nv("piping into a shell", `\|\s*(sudo\s+)?(sh|bash|zsh|dash|ksh|fish|python3?|perl|ruby|node)\b`, `\$\(`, "`", `\bfind\b.*\s-(exec|execdir|ok|okdir|delete)\b`,
-		`\bxargs\b.*\b(sh|bash|rm)\b`, `\beval\b`, `\b(sh|bash|zsh)\s+-c\b`, `<\(`),
-	nv("desk's owner commands", `\bdesk\s+pair\s+(ok|stop|budget|swap)\b`, `\bdesk\s+(restore|backup)\b`),
-)
+// It is compiled on first use: every desk process would pay for its
+// hundred patterns at start, and most never decide a prompt.
+var neverList = sync.OnceValue(func() []never { return neverPatterns() })
+
+func neverPatterns() []never {
+	return concat(
+		nv("secrets", `(^|[\s/'"=])\.env(\.[a-z0-9_]+)?($|[\s'"/;|&)])`, `id_(rsa|ed25519|ecdsa|dsa)`, `\.ssh/`, `\.aws/`, `\.gnupg`,
+			`credentials`, `secret`, `password`, `passwd`, `\.pem\b`, `\.netrc`, `\.npmrc`, `\bprintenv\b`, `_token\b`, `\bapi[_-]?key`, `\bvault\b`, `\bsealkeep\b`),
+		nv("ports", `\blisten\b`, `--port\b`, `\bnc\s+(-[a-z]*l|.*-l\b)`, `\bncat\b`, `\bsocat\b`, `\bngrok\b`, `http\.server`, `0\.0\.0\.0`,
+			`\bssh\s.*-[lrd]\b`, `\bdocker\s+run\b.*\s-p\s`, `\biptables\b`, `\bufw\b`),
+		nv("deploys", `\bdeploy`, `\bkubectl\s+(apply|delete|rollout|scale|patch|replace|create)`, `\bhelm\s+(install|upgrade|uninstall|delete)`,
+			`\bterraform\s+(apply|destroy)`, `\bpulumi\s+up`, `\bvercel\b`, `\bnetlify\b`, `\bgh\s+release`, `\bnpm\s+publish`, `\bcargo\s+publish`,
+			`\bdocker\s+push`, `\bfly\s+`, `\bproduction\b`, `\bprod\b`),
+		nv("migrations", `migrat`, `\balembic\b`, `\bflyway\b`, `\bliquibase\b`),
+		nv("deleting data", `\bdrop\s+(table|database|schema)`, `\btruncate\b`, `\bdelete\s+from\b`, `\bdropdb\b`, `\bshred\b`,
+			`\brm\s+(-[a-z]*\s+)*-[a-z]*[rf][a-z]*\s+(.*\s)?(/|/\*|~|~/|~/\*|\.|\./|\./\*|\*|\.\.|\$home)(\s|$|;|&|\|)`, `\brm\s+.*--no-preserve-root`),
+		nv("the machine", `\bmkfs`, `(^|\s)dd\s`, `\bkillall\b`, `\bpkill\b`, `\bshutdown\b`, `\breboot\b`, `\bsudo\b`, `\bchmod\s+-r\b`, `\bchown\s+-r\b`, `>\s*/dev/sd`),
+		nv("git history", `\bgit\s+push\b.*\s(origin\s+)?(main|master)(\s|$|:)`, `\bgit\s+push\b.*:(main|master)\b`, `\bgit\s+push\b.*\s(-f|--force|--force-with-lease|--mirror|--delete|-d)\b`,
+			`\bgit\s+push\s+\S+\s+\+`, `\breset\s+--hard\b`, `\bclean\s+(-[a-z]*f|--force)`, `\bfilter-branch\b`, `\bfilter-repo\b`, `\bgh\s+pr\s+merge\b`,
+			`\bgit\s+branch\s+-d\b`, `\bupdate-ref\s+-d\b`, `\bgit\s+push\s*$`),
+		nv("network and installs", `\bcurl\b`, `\bwget\b`, `\b(pip|pip3|pipx|uv\s+pip)\s+install\b`, `\bnpm\s+(install|i|ci|add)\b`, `\bnpx\s+-y\b`,
+			`\b(yarn|pnpm|bun)\s+(add|install|i)\b`, `\bapt(-get)?\s+install\b`, `\bbrew\s+install\b`, `\bgo\s+(install|get)\b`, `\bcargo\s+install\b`,
+			`\bgem\s+install\b`, `\bscp\b`, `\brsync\b`, `\bgit\s+clone\b`),
+		nv("piping into a shell", `\|\s*(sudo\s+)?(sh|bash|zsh|dash|ksh|fish|python3?|perl|ruby|node)\b`, `\$\(`, "`", `\bfind\b.*\s-(exec|execdir|ok|okdir|delete)\b`,
+			`\bxargs\b.*\b(sh|bash|rm)\b`, `\beval\b`, `\b(sh|bash|zsh)\s+-c\b`, `<\(`),
+		nv("desk's owner commands", `\bdesk\s+pair\s+(ok|stop|budget|swap)\b`, `\bdesk\s+(restore|backup)\b`),
+	)
+}
 
 func concat(lists ...[]never) []never {
 	var out []never
@@ -165,7 +172,7 @@ func (pol *Policy) Decide(pr Prompt) Decision {
 		return d
 	}
 	text := normalize(pr.Block + "\n" + pr.Line)
-	for _, n := range neverList {
+	for _, n := range neverList() {
 		if n.re.MatchString(text) {
 			d.Reason = "never-list: " + n.why + " (" + n.re.String() + ")"
 			return d

@@ -18,8 +18,13 @@ type titleFilter struct {
 	head  []byte // ESC ] and the digits read so far
 	title []byte
 	// esc says the byte before was an ESC, whose meaning this byte
-	// decides; one that ends a write waits for the next.
+	// decides.
 	esc bool
+	// escSent says the last write ended with an ESC, given to the
+	// emulator at once: a program may wait for the answer to a query
+	// that ends with it, so it cannot wait for the next byte. headSent
+	// says the OSC being read began with that ESC.
+	escSent, headSent bool
 }
 
 type titleState int
@@ -36,24 +41,37 @@ const maxTitle = 4096
 // filter returns the bytes of b the emulator should have, calling set
 // with each complete title.
 func (f *titleFilter) filter(b []byte, set func(string)) []byte {
-	if f.state == titleGround && !f.esc && bytes.Index(b, []byte("\x1b]")) < 0 &&
+	if f.state == titleGround && !f.esc && !f.escSent && bytes.Index(b, []byte("\x1b]")) < 0 &&
 		(len(b) == 0 || b[len(b)-1] != 0x1b) {
 		return b
 	}
 	out := make([]byte, 0, len(b)+1)
-	for i := 0; i < len(b); i++ {
+	start := 0
+	if f.escSent {
+		f.escSent = false
+		if len(b) > 0 && b[0] == ']' {
+			f.state, f.head, f.headSent = titleHead, append(f.head[:0], 0x1b, ']'), true
+			start = 1
+		}
+	}
+	for i := start; i < len(b); i++ {
 		c := b[i]
 		switch f.state {
 		case titleGround:
 			if f.esc {
 				f.esc = false
 				if c == ']' {
-					f.state, f.head = titleHead, append(f.head[:0], 0x1b, ']')
+					f.state, f.head, f.headSent = titleHead, append(f.head[:0], 0x1b, ']'), false
 					continue
 				}
 				out = append(out, 0x1b)
 			}
 			if c == 0x1b {
+				if i+1 == len(b) {
+					out = append(out, c)
+					f.escSent = true
+					continue
+				}
 				f.esc = true
 				continue
 			}
@@ -65,9 +83,16 @@ func (f *titleFilter) filter(b []byte, set func(string)) []byte {
 			case c == ';' && isTitleOSC(f.head[2:]):
 				f.state, f.title = titleText, f.title[:0]
 				f.head = append(f.head, c)
+				if f.headSent {
+					out = append(out, 0x18) // CAN: the emulator forgets the ESC it has
+				}
 			default:
 				// Another OSC: the emulator has it, whole.
-				out = append(append(out, f.head...), c)
+				head := f.head
+				if f.headSent {
+					head = head[1:]
+				}
+				out = append(append(out, head...), c)
 				f.state = titleGround
 			}
 		case titleText:

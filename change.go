@@ -42,6 +42,8 @@ func (c *Change) IsLive() bool {
 		return true
 	case ChangeOffice: // the office reads its layout or seats again
 		return true
+	case ChangeCode: // the Code view reads the log again
+		return true
 	}
 	return false
 }

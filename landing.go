@@ -23,10 +23,16 @@ type Landing struct {
 	LandedAt  string `json:"landed_at"`
 }
 
-// ChangeCode is the feed row of a landing on main: its ID is the
-// landing's number in the repository's log, its project the project the
-// repository is linked to.
+// ChangeCode is the feed row of the code of a repository, its project the
+// project the repository is linked to: a landing on main (action
+// ActLanded, its ID the landing's number in the repository's log) or an
+// open change a work folder sent (action ActSent, its ID the repository's
+// row).
 const ChangeCode = "code"
+
+// ActSent is the action of the feed row of an open change a work folder
+// sent: the overlaps of its repository may have changed.
+const ActSent = "sent"
 
 // LandingsOf returns the landings an issue's timeline records, oldest
 // first: never nil, so an issue with none lists [].

@@ -26,7 +26,9 @@ func runBench(ctx context.Context, c *Context, args []string) error {
 			"  desk bench gen --out DIR|--cached [--shape pairdesk|core|large] [--seed N] [--scale X]\n"+
 			"      write a generated desk, the same for the same shape and seed\n"+
 			"  desk bench load [--shape S --seed N --scale X | --from DIR] [--hot] [--mixed] [--json FILE] [--md FILE]\n"+
-			"      run the load benchmark on a copy of a generated (or given) desk\n")
+			"      run the load benchmark on a copy of a generated (or given) desk\n"+
+			"  desk bench load --team [--replicas 3 --agents 50 --duration 30s --no-kill --no-local] [--json FILE] [--md FILE]\n"+
+			"      run the team server's load run (PostgreSQL and an S3 server) beside the local desk\n")
 		return nil
 	}
 	switch args[0] {
@@ -105,6 +107,11 @@ func runBenchGen(ctx context.Context, c *Context, args []string) error {
 }
 
 func runBenchLoad(ctx context.Context, c *Context, args []string) error {
+	for i, a := range args {
+		if a == "--team" || a == "-team" {
+			return runBenchTeam(ctx, c, append(append([]string{}, args[:i]...), args[i+1:]...))
+		}
+	}
 	def := load.Defaults()
 	fs := newFlags("bench load", c)
 	sf := shapeFlags{

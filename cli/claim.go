@@ -45,12 +45,12 @@ func runClaim(ctx context.Context, c *Context, args []string) error {
 	if h == "" {
 		return Usagef("claim", "name the holder with --holder, or set DESK_AUTHOR")
 	}
-	db, err := openStore(ctx, c, false)
+	st, _, done, err := openWork(ctx, c, "claim")
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	cl, err := db.ClaimIssue(ctx, fs.Arg(0), h, d)
+	defer done()
+	cl, err := st.ClaimIssue(ctx, fs.Arg(0), h, d)
 	if err != nil {
 		return err
 	}
@@ -74,12 +74,12 @@ func runRelease(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	h := holder(c, *who)
-	db, err := openStore(ctx, c, false)
+	st, _, done, err := openWork(ctx, c, "release")
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	cl, err := db.ReleaseIssue(ctx, fs.Arg(0), h, h == "" || desk.IsOwner(h))
+	defer done()
+	cl, err := st.ReleaseIssue(ctx, fs.Arg(0), h, h == "" || desk.IsOwner(h))
 	if err != nil {
 		return err
 	}
@@ -101,16 +101,16 @@ func runClaims(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "claims"); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, c, false)
+	st, projectOf, done, err := openWork(ctx, c, "claims")
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	slug, err := project(ctx, c, db, *proj, "claims")
+	defer done()
+	slug, err := projectOf(*proj)
 	if err != nil {
 		return err
 	}
-	cs, err := db.Claims(ctx, slug)
+	cs, err := st.Claims(ctx, slug)
 	if err != nil {
 		return err
 	}

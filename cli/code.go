@@ -283,24 +283,25 @@ func runIdentity(ctx context.Context, c *Context, args []string) error {
 	case "add":
 		fs := newFlags("identity add", c)
 		agent := fs.Bool("agent", false, "the identity is an agent (default: a person)")
+		admin := fs.Bool("admin", false, "give it admin on everything: it manages identities and rights")
 		asJSON := fs.Bool("json", false, "print the identity and its token as JSON")
+		af := addAdminFlags(fs)
 		if err := parseFlags(fs, rest); err != nil {
 			return err
 		}
 		if err := argCount(fs, "identity add", 1, 1, "NAME"); err != nil {
 			return err
 		}
-		db, err := openStore(ctx, c, true)
+		a, err := af.open(ctx, c, "identity add", true)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		_, ids := Code(db)
+		defer a.close()
 		kind := identity.Person
 		if *agent {
 			kind = identity.Agent
 		}
-		id, token, err := ids.Add(ctx, fs.Arg(0), kind)
+		id, token, err := a.addIdentity(ctx, fs.Arg(0), kind, *admin)
 		if err != nil {
 			return err
 		}
@@ -308,37 +309,28 @@ func runIdentity(ctx context.Context, c *Context, args []string) error {
 			return printJSON(c.Stdout, map[string]any{"name": id.Name, "kind": id.Kind, "token": token})
 		}
 		fmt.Fprintf(c.Stdout, "Added the %s %s. Its token, shown this once (the desk keeps only its hash):\n%s\n", id.Kind, id.Name, token)
-		fmt.Fprintf(c.Stdout, "Give it rights with desk grant %s OWNER/REPO read|write|merge\n", id.Name)
+		if !*admin {
+			fmt.Fprintf(c.Stdout, "Give it rights with desk grant %s OWNER/REPO|PROJECT read|write|merge|admin\n", id.Name)
+		}
 		return nil
 	case "list":
 		fs := newFlags("identity list", c)
 		asJSON := fs.Bool("json", false, "print JSON")
+		af := addAdminFlags(fs)
 		if err := parseFlags(fs, rest); err != nil {
 			return err
 		}
 		if err := noArgs(fs, "identity list"); err != nil {
 			return err
 		}
-		db, err := openStore(ctx, c, false)
+		a, err := af.open(ctx, c, "identity list", false)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		list, err := db.Identities().Identities(ctx)
+		defer a.close()
+		out, err := a.identities(ctx)
 		if err != nil {
 			return err
-		}
-		type row struct {
-			*identity.Identity
-			Grants []identity.Grant `json:"grants"`
-		}
-		out := []row{}
-		for _, id := range list {
-			g, err := db.Identities().Grants(ctx, id.Name)
-			if err != nil {
-				return err
-			}
-			out = append(out, row{id, g})
 		}
 		if *asJSON {
 			return printJSON(c.Stdout, map[string]any{"identities": out})
@@ -346,17 +338,14 @@ func runIdentity(ctx context.Context, c *Context, args []string) error {
 		for _, r := range out {
 			var gs []string
 			for _, g := range r.Grants {
-				t := g.Target
-				if g.Scope == identity.ScopeAll {
-					t = "*"
-				}
-				gs = append(gs, g.Right+" on "+t)
+				gs = append(gs, g.Right+" on "+grantText(&g))
 			}
 			fmt.Fprintf(c.Stdout, "%-24s %-6s %s\n", r.Name, r.Kind, strings.Join(gs, ", "))
 		}
 		return nil
 	case "", "-h", "--help", "help":
-		fmt.Fprint(c.Stdout, "Usage: desk identity add NAME [--agent] | desk identity list [--json]\n")
+		fmt.Fprint(c.Stdout, "Usage: desk identity add NAME [--agent] [--admin] | desk identity list [--json]\n"+
+			"Each takes --server URL (a team server, with an admin's token) or --db postgres://... (its database).\n")
 		if sub == "" {
 			return Usagef("identity", "name a command: add or list")
 		}
@@ -367,41 +356,22 @@ func runIdentity(ctx context.Context, c *Context, args []string) error {
 
 func runGrant(ctx context.Context, c *Context, args []string) error {
 	fs := newFlags("grant", c)
+	af := addAdminFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := argCount(fs, "grant", 3, 3, "NAME OWNER/REPO|PROJECT|* RIGHT"); err != nil {
 		return err
 	}
-	db, err := openStore(ctx, c, false)
+	a, err := af.open(ctx, c, "grant", false)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	_, ids := Code(db)
-	scope, target, err := identity.ParseTarget(fs.Arg(1))
+	defer a.close()
+	g, err := a.grant(ctx, fs.Arg(0), fs.Arg(1), fs.Arg(2))
 	if err != nil {
 		return err
 	}
-	switch scope {
-	case identity.ScopeRepo:
-		svc, _ := Code(db)
-		if _, err := svc.Open(ctx, target); err != nil {
-			return err
-		}
-	case identity.ScopeProject:
-		if err := checkProject(ctx, db, target); err != nil {
-			return err
-		}
-	}
-	g, err := ids.Grant(ctx, fs.Arg(0), fs.Arg(1), fs.Arg(2))
-	if err != nil {
-		return err
-	}
-	what := g.Target
-	if g.Scope == identity.ScopeAll {
-		what = "everything"
-	}
-	fmt.Fprintf(c.Stdout, "%s may %s %s\n", g.Identity, g.Right, what)
+	fmt.Fprintf(c.Stdout, "%s may %s %s\n", g.Identity, g.Right, grantText(g))
 	return nil
 }

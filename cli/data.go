@@ -12,6 +12,7 @@ import (
 	"desk/backup"
 	"desk/link"
 	"desk/pairdesk"
+	"desk/postgres"
 	"desk/transfer"
 	"encoding/json"
 )
@@ -70,13 +71,15 @@ func runBackup(ctx context.Context, c *Context, args []string) error {
 	fs := newFlags("backup", c)
 	out := fs.String("out", "", "the zip to write (default <data>/backups/desk-<time>.zip)")
 	asJSON := fs.Bool("json", false, "print the manifest as JSON")
+	teamDB := fs.String("db", "", "back up the team store of this database (postgres://...) instead of the local desk")
+	teamObjectsURL := fs.String("objects", "", "with --db: the team store's object store (s3://...; default the S3_ variables)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := noArgs(fs, "backup"); err != nil {
 		return err
 	}
-	if _, err := os.Stat(filepath.Join(c.DataDir, "desk.sqlite")); err != nil {
+	if _, err := os.Stat(filepath.Join(c.DataDir, "desk.sqlite")); err != nil && *teamDB == "" {
 		return noDesk(c)
 	}
 	path := *out
@@ -91,7 +94,13 @@ func runBackup(ctx context.Context, c *Context, args []string) error {
 	if fi, err := os.Stat(filepath.Dir(path)); err != nil || !fi.IsDir() {
 		return desk.Errorf(desk.Invalid, "--out %s: the folder %s does not exist", *out, filepath.Dir(path))
 	}
-	m, err := backup.Create(ctx, c.DataDir, path)
+	var m *backup.Manifest
+	var err error
+	if *teamDB != "" {
+		m, err = backupTeam(ctx, c, *teamDB, *teamObjectsURL, path)
+	} else {
+		m, err = backup.Create(ctx, c.DataDir, path)
+	}
 	if err != nil {
 		return err
 	}
@@ -126,6 +135,8 @@ func runRestore(ctx context.Context, c *Context, args []string) error {
 	replace := fs.Bool("replace", false, "move the desk in the data folder aside to <data>.before-restore-<time> and restore in its place")
 	check := fs.Bool("check", false, "only check the backup; change nothing")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
+	teamDB := fs.String("db", "", "restore into the empty team store of this database (postgres://...) instead of the data folder")
+	teamObjectsURL := fs.String("objects", "", "with --db: the team store's object store (s3://...; default the S3_ variables)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -135,6 +146,19 @@ func runRestore(ctx context.Context, c *Context, args []string) error {
 	zipPath := fs.Arg(0)
 	if !filepath.IsAbs(zipPath) {
 		zipPath = filepath.Join(c.Dir, zipPath)
+	}
+	if *teamDB != "" && !*check {
+		res, rep, err := restoreTeam(ctx, c, *teamDB, *teamObjectsURL, zipPath)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(c.Stdout, map[string]any{"manifest": res.Manifest, "team": rep})
+		}
+		m := res.Manifest
+		fmt.Fprintf(c.Stdout, "Restored %d project(s), %d issue(s), %d comment(s), %d attachment(s) into the team store %s, checked table by table\n",
+			m.Counts["projects"], m.Counts["issues"], m.Counts["comments"], m.Counts["attachments"], postgres.Redact(*teamDB))
+		return nil
 	}
 	res, err := backup.Restore(ctx, zipPath, c.DataDir, backup.RestoreOptions{Replace: *replace, CheckOnly: *check})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"desk/agent"
 	"desk/agent/intake"
+	"desk/member"
 	"desk/sqlite"
 )
 
@@ -61,7 +62,14 @@ func runHookEvent(ctx context.Context, c *Context, args []string) error {
 			say("a managed session's hook with no %s: nothing reported", agent.EnvGeneration)
 			return
 		}
-		out, err := intake.Deliver(ctx, c.DataDir, r)
+		deliver := func() (intake.Outcome, error) { return intake.Deliver(ctx, c.DataDir, r) }
+		if t, err := member.Resolve(c.Getenv, c.DataDir, c.Dir); err != nil {
+			say("the team server: %v", err)
+			return
+		} else if t != nil {
+			deliver = func() (intake.Outcome, error) { return intake.DeliverTo(ctx, t.Server, t.Token, r) }
+		}
+		out, err := deliver()
 		if err != nil {
 			say("%s: %v", out, err)
 		} else {

@@ -113,7 +113,17 @@ func runShow(ctx context.Context, c *Context, args []string) error {
 	}
 	id := fs.Arg(0)
 	var d *desk.IssueDetail
-	if cl := runningServer(c); cl != nil {
+	if st, _, err := teamWork(c, "show"); err != nil {
+		return err
+	} else if st != nil {
+		if d, err = st.Issue(ctx, id); err != nil {
+			return err
+		}
+		if *asJSON {
+			return printJSON(c.Stdout, d)
+		}
+	}
+	if cl := runningServer(c); d == nil && cl != nil {
 		body, ok, err := serverGet(ctx, cl, "/api/issues/"+url.PathEscape(id))
 		switch {
 		case ok && err != nil:
@@ -149,6 +159,16 @@ func runShow(ctx context.Context, c *Context, args []string) error {
 // from the store. With raw set, the server's JSON is printed as it came
 // and nil is returned.
 func listIssues(ctx context.Context, c *Context, flag string, f desk.IssueFilter, raw bool) (*desk.IssueList, error) {
+	if st, projectOf, err := teamWork(c, "list"); err != nil || st != nil {
+		if err != nil {
+			return nil, err
+		}
+		slug, err := projectOf(flag)
+		if err != nil {
+			return nil, err
+		}
+		return st.Issues(ctx, slug, f)
+	}
 	if cl := runningServer(c); cl != nil {
 		if slug, ok := serverProject(ctx, c, cl, flag); ok {
 			body, ok, err := serverGet(ctx, cl, deskhttp.IssuesPath(slug, f))

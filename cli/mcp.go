@@ -12,8 +12,10 @@ import (
 	"syscall"
 	"time"
 
+	deskhttp "desk/http"
 	"desk/internal/timerslack"
 	"desk/mcp"
+	"desk/member"
 )
 
 func init() {
@@ -71,7 +73,15 @@ func runMCP(ctx context.Context, c *Context, args []string) error {
 	defer stop()
 	in, out := readCloser(c.Stdin), writeCloser(c.Stdout)
 	logger := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return mcp.Serve(ctx, mcp.Options{DataDir: c.DataDir, Dir: c.Dir, Getenv: c.Getenv, Logger: logger}, in, out)
+	opts := mcp.Options{DataDir: c.DataDir, Dir: c.Dir, Getenv: c.Getenv, Logger: logger}
+	team, err := member.Resolve(c.Getenv, c.DataDir, c.Dir)
+	if err != nil {
+		return err
+	}
+	if team != nil {
+		return mcp.ServeRemote(ctx, opts, deskhttp.NewRemote(team.Server, team.Token, 0), in, out)
+	}
+	return mcp.Serve(ctx, opts, in, out)
 }
 
 func readCloser(r io.Reader) io.ReadCloser {

@@ -15,6 +15,7 @@ import (
 
 	"desk"
 	"desk/pair"
+	"desk/pairterm"
 	"desk/sqlite"
 )
 
@@ -34,10 +35,10 @@ var pairCommands = []struct {
 	{"budget", "a round's ceilings and their use; set them with --messages, --advances, --restarts", runPairBudget},
 	{"ok", "the owner's word: a semi round may close", runPairOK},
 	{"transcript", "the whole transcript [--json] [--limit N] [--since ID|TIME]", runPairTranscript},
-	{"swap", "a new critic: swap CLI (the writer and its authority stay)", runPairSwap},
+	{"swap", "a new critic: swap CLI (the writer and its authority stay; started as a managed session when the writer runs in one)", runPairSwap},
 	{"stop", "end the pair: its members' calls are refused from now on", runPairStop},
-	{"pilot", "the supervisor: reports waiting patches, parks done rounds [--once]", runPairPilot},
-	{"up", "start both agents as managed sessions (needs desk's durable terminals)", runPairUp},
+	{"pilot", "the supervisor: delivers, nudges, unblocks, restarts, reports, parks [--once] [--pair ID] [--every 15s]", runPairPilot},
+	{"up", "start both agents as managed sessions, and the supervisor: --task TEXT [--writer CLI] [--critic CLI] [--autonomy L] [--mode M] [--worktree BRANCH]", runPairUp},
 }
 
 func runPair(ctx context.Context, c *Context, args []string) error {
@@ -207,6 +208,13 @@ func runPairStatus(ctx context.Context, c *Context, args []string) error {
 		return printJSON(c.Stdout, st)
 	}
 	printStatus(c.Stdout, st, p, time.Now())
+	if p.Status == pair.StatusLive {
+		if pid := pairterm.Holder(db.Dir(), p.ID); pid != 0 {
+			fmt.Fprintf(c.Stdout, "supervisor: process %d\n", pid)
+		} else {
+			fmt.Fprintln(c.Stdout, "supervisor: none runs (desk serve, or desk pair pilot, supervises the pair)")
+		}
+	}
 	return nil
 }
 
@@ -390,6 +398,7 @@ func runPairStop(ctx context.Context, c *Context, args []string) error {
 
 func runPairSwap(ctx context.Context, c *Context, args []string) error {
 	fs, id := pairFlags("swap", c)
+	byHand := fs.Bool("by-hand", false, "start no session: print how to start the new critic by hand")
 	if err := fs.parseArg(args, "pair swap", "the new critic's CLI, e.g. desk pair swap claude"); err != nil {
 		return err
 	}
@@ -405,10 +414,14 @@ func runPairSwap(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	before := p
 	if p, err = svc.Swap(ctx, p.ID, fs.Arg(0)); err != nil {
 		return err
 	}
 	role := strings.ToLower(fs.Arg(0))
+	if managed(before) && !*byHand {
+		return swapManaged(ctx, c, db, svc, before, p, role)
+	}
 	fmt.Fprintf(c.Stdout, "%s is the critic of pair %s; %s keeps write authority. Start it in %s with:\n  DESK_PAIR=%s DESK_PAIR_ROLE=%s %s\n",
 		role, p.ID, cmp(p.Writer, "nobody"), p.Folder, p.ID, role, agentCommand(role))
 	return nil
@@ -419,11 +432,6 @@ func cmp(s, def string) string {
 		return def
 	}
 	return s
-}
-
-func runPairUp(ctx context.Context, c *Context, args []string) error {
-	return desk.Errorf(desk.Conflict, "desk pair up starts the agents as managed sessions, which this desk cannot run yet").
-		WithHint("make the pair with desk pair new and start each agent in the folder with the DESK_PAIR and DESK_PAIR_ROLE it prints")
 }
 
 func runPairTranscript(ctx context.Context, c *Context, args []string) error {
@@ -516,7 +524,7 @@ func runPairChat(ctx context.Context, c *Context, args []string) error {
 // wrote and decided, and what was refused.
 var chatKinds = []string{pair.EventCreated, pair.EventJoined, pair.EventClaim, pair.EventRelease, pair.EventAdvance, pair.EventVeto,
 	pair.EventRoundClosed, pair.EventRoundOpened, pair.EventLetter, pair.EventNote, pair.EventTask, pair.EventPatch, pair.EventEvidence,
-	pair.EventRefusal, pair.EventOwnerOK, pair.EventApproved, pair.EventDenied, pair.EventRestart, pair.EventStopped, pair.EventSwap, pair.EventReport}
+	pair.EventRefusal, pair.EventOwnerOK, pair.EventApproved, pair.EventDenied, pair.EventRestart, pair.EventStopped, pair.EventSwap, pair.EventReport, pair.EventSeated, pair.EventRoundReport}
 
 // palette is the chat's colours; empty strings when colour is off.
 type palette struct{ red, green, yellow, dim, bold, reset string }
@@ -568,11 +576,14 @@ func chatLine(e pair.Event, col palette) string {
 }
 
 func runPairPilot(ctx context.Context, c *Context, args []string) error {
-	fs, _ := pairFlags("pilot", c)
+	fs, id := pairFlags("pilot", c)
 	once := fs.Bool("once", false, "one pass over the live pairs, then exit")
 	every := fs.Duration("every", 15*time.Second, "how often to pass over the pairs")
 	if err := fs.parse(args, "pair pilot"); err != nil {
 		return err
+	}
+	if *every < 100*time.Millisecond {
+		return Usagef("pair pilot", "--every %s is too often: give at least 100ms", *every)
 	}
 	if err := ownerOnly(c, "pilot"); err != nil {
 		return err
@@ -582,28 +593,28 @@ func runPairPilot(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	defer db.Close()
+	if *id != "" {
+		if _, err := findPair(ctx, c, svc, *id); err != nil {
+			return err
+		}
+	}
+	pairTerminals(c, db, svc)
 	pl := &pair.Pilot{Service: svc}
+	leases := &pairterm.Leases{DataDir: db.Dir()}
+	defer leases.Close()
 	report := func(id string, acts []pair.Action, err error) {
 		for _, a := range acts {
-			fmt.Fprintf(c.Stdout, "%s %s: %s\n", id, a.Kind, a.Text)
+			fmt.Fprintf(c.Stdout, "%s %s %s: %s\n", time.Now().UTC().Format(time.TimeOnly), id, a.Kind, a.Text)
 		}
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "desk: pair %s: %s\n", id, desk.ErrorMessage(err))
 		}
 	}
 	if *once {
-		ps, err := db.Pairs(ctx, pair.PairFilter{Live: true})
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			acts, err := pl.Pass(ctx, p.ID)
-			report(p.ID, acts, err)
-		}
-		return nil
+		_, err := pairterm.PilotOnce(ctx, pl, leases, *id, report)
+		return err
 	}
-	fmt.Fprintln(c.Stderr, "desk pair pilot: no managed sessions here, so it reports and parks but types nothing into terminals")
-	err = pl.Run(ctx, *every, report)
+	err = pairterm.Pilot(ctx, pl, leases, *every, *id, report)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

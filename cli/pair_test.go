@@ -137,7 +137,11 @@ func TestPairCommandsShowAndSteerAPair(t *testing.T) {
 		t.Errorf("pair swap: %q", out)
 	}
 	e.fails(4, "not a pair", "pair", "status", "--pair", "x7")
-	e.fails(5, "managed sessions", "pair", "up", "--task", "t")
+	// An agent that cannot start leaves nothing up: its pair is stopped.
+	e.fails(3, "Claude Code is not installed", "pair", "up", "--task", "t")
+	if out := e.ok("pair", "status", "--pair", "p2"); !strings.Contains(out, "stopped") {
+		t.Errorf("the pair of a failed desk pair up:\n%s", out)
+	}
 	if out := e.ok("pair", "stop", "--reason", "enough"); !strings.Contains(out, "pair p1 stopped") {
 		t.Errorf("pair stop: %q", out)
 	}

@@ -226,6 +226,7 @@ func runLink(ctx context.Context, c *Context, args []string) error {
 	fs := newFlags("link", c)
 	proj := fs.String("project", "", "the project to link the folder to")
 	path := fs.String("path", "", "the folder (default: the current one)")
+	server := fs.String("server", "", "a team server: write the folder's .desk.json naming it and the project there")
 	asJSON := fs.Bool("json", false, "print JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -247,6 +248,9 @@ func runLink(ctx context.Context, c *Context, args []string) error {
 	}
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return desk.Errorf(desk.Invalid, "--path %s: not a folder on this machine", *path)
+	}
+	if *server != "" {
+		return linkTeamFolder(ctx, c, dir, *proj, *server, *asJSON)
 	}
 	db, err := openStore(ctx, c, false)
 	if err != nil {

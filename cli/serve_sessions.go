@@ -5,9 +5,12 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"time"
 
 	"desk/agent/live"
 	deskhttp "desk/http"
+	"desk/pair"
+	"desk/pairterm"
 	"desk/session"
 	"desk/sqlite"
 )
@@ -30,6 +33,9 @@ func serveTerminals(ctx context.Context, c *Context, db *sqlite.DB, agents *live
 	if err := sup.Start(ctx); err != nil {
 		return nil, err
 	}
+	if !disabled {
+		go servePilot(ctx, db, m, logger)
+	}
 	return &deskhttp.Terminals{Manager: m, Supervisor: sup, Token: tok, Disabled: disabled, Agent: agents.ByLaunch}, nil
 }
 
@@ -41,4 +47,25 @@ func terminalQuery(t *deskhttp.Terminals) string {
 		return ""
 	}
 	return "/?token=" + url.QueryEscape(t.Token)
+}
+
+// serveEvery is how often desk serve's supervisor passes over the pairs.
+const serveEvery = 3 * time.Second
+
+// servePilot supervises every live pair of the data folder whose lease
+// this server can take (see pairterm.Leases), with the server's session
+// manager, until ctx ends.
+func servePilot(ctx context.Context, db *sqlite.DB, m *session.Manager, logger *slog.Logger) {
+	svc := &pair.Service{Store: db, PatchRoot: pair.PatchRootIn(db.Dir())}
+	svc.Terminals = &pairterm.Terminals{M: m, Pairs: svc}
+	leases := &pairterm.Leases{DataDir: db.Dir()}
+	defer leases.Close()
+	pairterm.Pilot(ctx, &pair.Pilot{Service: svc}, leases, serveEvery, "", func(id string, acts []pair.Action, err error) {
+		for _, a := range acts {
+			logger.Info("pair supervisor", "pair", id, "kind", a.Kind, "role", a.Role, "text", a.Text)
+		}
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("pair supervisor", "pair", id, "err", err)
+		}
+	})
 }

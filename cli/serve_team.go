@@ -16,8 +16,12 @@ import (
 	"time"
 
 	"desk"
+	"desk/agent/live"
+	"desk/code"
+	"desk/code/blobstore"
 	"desk/folder"
 	deskhttp "desk/http"
+	"desk/identity"
 	"desk/metrics"
 	"desk/pair"
 	"desk/postgres"
@@ -83,15 +87,8 @@ func teamObjects(ctx context.Context, c *Context, raw string) (desk.Blobs, strin
 		}
 		return folder.New(dir), "folder " + dir, nil, nil
 	}
-	cfg, err := s3.ParseURL(raw, c.Getenv)
+	store, desc, err := bucketObjects(ctx, c, raw)
 	if err != nil {
-		return nil, "", nil, err
-	}
-	store, err := s3.New(cfg)
-	if err != nil {
-		return nil, "", nil, err
-	}
-	if err := store.Check(ctx); err != nil {
 		return nil, "", nil, err
 	}
 	memBytes, err := envBytes(c.Getenv, "DESK_MEMORY_CACHE_BYTES", 256<<20)
@@ -117,7 +114,28 @@ func teamObjects(ctx context.Context, c *Context, raw string) (desk.Blobs, strin
 		}
 		ts = append(ts, disk)
 	}
-	return tiers.New(store, tiers.Options{Tiers: ts}), cfg.String(), store.Check, nil
+	// One set of tiers for the attachments and the code's objects: a code
+	// object's copy in a tier must hash to its key, or it is a miss.
+	return tiers.New(store, tiers.Options{Tiers: ts, Verify: blobstore.Verify}), desc, store.Check, nil
+}
+
+// bucketObjects opens the S3 store of the --objects address and the S3_
+// variables, checked, with no tier in front: what a tool that copies a
+// whole store (desk migrate, backup and restore of a team store) writes
+// to, so that no cache of another bucket stands in for it.
+func bucketObjects(ctx context.Context, c *Context, raw string) (*s3.Store, string, error) {
+	cfg, err := s3.ParseURL(raw, c.Getenv)
+	if err != nil {
+		return nil, "", err
+	}
+	store, err := s3.New(cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := store.Check(ctx); err != nil {
+		return nil, "", err
+	}
+	return store, cfg.String(), nil
 }
 
 // serveTeam runs the team server: the records in PostgreSQL, the
@@ -137,11 +155,24 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 		}
 		return db.Ping(ctx)
 	})
-	db, err = postgres.Open(ctx, o.db, postgres.Options{Blobs: m.Blobs(blobs), Logger: logger})
+	counted := m.Blobs(blobs)
+	// Writes wait for the writers' lock holding a connection each, so the
+	// pool is large enough that reads never queue behind them.
+	conns, err := envBytes(c.Getenv, "DESK_DB_MAX_CONNS", 16)
+	if err != nil {
+		return err
+	}
+	if conns < 2 {
+		return desk.Errorf(desk.Invalid, "DESK_DB_MAX_CONNS=%d: a replica needs at least 2 connections", conns)
+	}
+	db, err = postgres.Open(ctx, o.db, postgres.Options{Blobs: counted, Logger: logger, MaxConns: int32(min(conns, 1000))})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	// The code: its tables in the database, its objects in the object
+	// store beside the attachments (S3 behind the read tiers).
+	codeSvc := code.NewService(m.Code(db.Code()), blobstore.New(counted))
 	host := "127.0.0.1"
 	if o.lan {
 		host = "0.0.0.0"
@@ -151,10 +182,18 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	// Patch files are written only by the members' own desks; a
 	// replica's rules would keep theirs in its own folder.
 	pairSvc := &pair.Service{Store: pairs, PatchRoot: pair.PatchRootIn(c.DataDir)}
+	ids := identity.New(db.Identities())
+	adminToken, adminFile, err := ids.EnsureTeamAdmin(ctx, c.DataDir)
+	if err != nil {
+		return fmt.Errorf("make the first admin: %w", err)
+	}
+	agents := live.New(db, live.Options{DataDir: c.DataDir, Logger: logger})
 	srv := deskhttp.NewServer(feedMetrics{db, m, pairSvc}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
-		Observe: m.Request,
+		Observe: m.Request, Code: codeSvc,
+		Team: true, Identities: ids, Agents: agents,
+		Devices: &identity.Devices{Store: db.Identities(), Identities: ids},
 	})
 	if err := srv.Open(); err != nil {
 		return desk.Errorf(desk.Conflict, "cannot listen on port %d: %v", o.port, err).WithHint("pick another --port")
@@ -172,12 +211,17 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 		metricsURL = "http://" + ln.Addr().String() + "/metrics"
 	}
 	logger.Info("desk server started", "url", srv.URL(), "db", postgres.Redact(o.db), "objects", objectsDesc,
-		"metrics", metricsURL, "version", desk.Version, "build", build, "lan", o.lan)
+		"metrics", metricsURL, "version", desk.Version, "build", build, "lan", o.lan, "auth", "bearer token")
 	fmt.Fprintf(c.Stdout, "desk is running at %s (team server: database %s, objects %s", srv.URL(), postgres.Redact(o.db), objectsDesc)
 	if metricsURL != "" {
 		fmt.Fprintf(c.Stdout, ", metrics %s", metricsURL)
 	}
 	fmt.Fprintln(c.Stdout, "); Ctrl+C stops it")
+	fmt.Fprintln(c.Stdout, "every API request needs Authorization: Bearer <token> (GET /api/health excepted); the page asks its people to sign in")
+	if adminToken != "" {
+		// Stdout, never the log: the token is shown this once.
+		fmt.Fprintf(c.Stdout, "first start: made the identity %s with every right; its token (shown once, also in %s):\n%s\n", identity.AdminName, adminFile, adminToken)
+	}
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	<-ctx.Done()

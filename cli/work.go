@@ -55,9 +55,9 @@ func tokenFor(c *Context, server, tokenEnv string) (string, error) {
 	return cr.Token, nil
 }
 
-// openWork opens the work folder of the working folder and a client of
+// openWorkFolder opens the work folder of the working folder and a client of
 // its repository.
-func openWork(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
+func openWorkFolder(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
 	f, err := workfolder.Find(c.Dir)
 	if err != nil {
 		return nil, nil, err
@@ -65,7 +65,7 @@ func openWork(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.Co
 	return withClient(ctx, c, f)
 }
 
-// openState is openWork for the commands that read no file of the folder
+// openState is openWorkFolder for the commands that read no file of the folder
 // (land, log, blame): the index is not read.
 func openState(ctx context.Context, c *Context) (*workfolder.Folder, *deskhttp.CodeClient, error) {
 	f, err := workfolder.FindState(c.Dir)
@@ -323,7 +323,7 @@ func workStatus(ctx context.Context, c *Context, asJSON bool) error {
 		return err
 	}
 	if f.LostBase() {
-		if f, _, err = openWork(ctx, c); err != nil {
+		if f, _, err = openWorkFolder(ctx, c); err != nil {
 			return err
 		}
 	}
@@ -405,7 +405,7 @@ func runChange(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, client, err := openWork(ctx, c)
+	f, client, err := openWorkFolder(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -531,7 +531,7 @@ func runSync(ctx context.Context, c *Context, args []string) error {
 	if err := noArgs(fs, "sync"); err != nil {
 		return err
 	}
-	f, client, err := openWork(ctx, c)
+	f, client, err := openWorkFolder(ctx, c)
 	if err != nil {
 		return err
 	}

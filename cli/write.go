@@ -347,12 +347,12 @@ func runComment(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	in.Attachments = files
-	db, err := openStore(ctx, c, false)
+	st, _, done, err := openWork(ctx, c, "comment")
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	cm, d, err := db.AddComment(ctx, id, in)
+	defer done()
+	cm, d, err := st.AddComment(ctx, id, in)
 	if err != nil {
 		return err
 	}

@@ -51,6 +51,14 @@ func TestSessionStartNamesOverlaps(t *testing.T) {
 	if !strings.Contains(a.HookSpecificOutput.AdditionalContext, "MyGame") {
 		t.Fatalf("the overlap replaced the project's summary:\n%s", a.HookSpecificOutput.AdditionalContext)
 	}
+	// The other folder's agent hears of this one's open change.
+	work("ws-two")
+	if err := json.Unmarshal([]byte(f.start("claude", "s3")), &a); err != nil {
+		t.Fatal(err)
+	}
+	if want := "warning: the open change " + mine.ID.Short() + " of agent-one also changes src/a.ts"; !strings.Contains(a.HookSpecificOutput.AdditionalContext, want) {
+		t.Fatalf("the other folder's session-start context lacks the overlap:\n%s", a.HookSpecificOutput.AdditionalContext)
+	}
 	work("ws-three")
 	out := f.start("claude", "s2")
 	if strings.Contains(out, "open change") {

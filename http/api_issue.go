@@ -102,7 +102,7 @@ func (s *Server) createIssue(w http.ResponseWriter, r *http.Request, p params) e
 	if err != nil {
 		return err
 	}
-	is, err := s.store.CreateIssue(r.Context(), p["slug"], f, desk.CreateOptions{Author: author, Attachments: files})
+	is, err := s.store.CreateIssue(r.Context(), p["slug"], f, desk.CreateOptions{Author: author, Attachments: files, Agent: callerIsAgent(r)})
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ func (s *Server) listProjects(w http.ResponseWriter, r *http.Request, _ params) 
 	for _, p := range ps {
 		s.localBuild(p.Build)
 	}
+	ps = readableProjects(r, ps, func(p *desk.Project) string { return p.Slug })
 	return writeJSON(w, r, http.StatusOK, map[string]any{"projects": ps})
 }
 

@@ -41,7 +41,7 @@ type asset struct {
 	etag        string
 }
 
-func newAssets(files fs.FS, token string) *assets {
+func newAssets(files fs.FS, token string, servesCode bool) *assets {
 	a := &assets{files: map[string]*asset{}}
 	digest := sha256.New()
 	var page []byte // index.html, written once the prefix is known
@@ -69,6 +69,9 @@ func newAssets(files fs.FS, token string) *assets {
 		// The token goes into the page, where only desk's own origin
 		// can read it.
 		body = bytes.Replace(body, []byte(web.TokenMeta), []byte(`<meta name="desk-token" content="`+token+`">`), 1)
+		if servesCode {
+			body = bytes.Replace(body, []byte(web.CodeMeta), []byte(`<meta name="desk-code" content="on">`), 1)
+		}
 		body = bytes.ReplaceAll(body, []byte("{{version}}"), []byte(desk.Version))
 		for _, dir := range []string{`"/js/`, `"/css/`, `"/icon.svg"`} {
 			body = bytes.ReplaceAll(body, []byte(dir), []byte(`"`+a.prefix+dir[1:]))
@@ -106,6 +109,9 @@ func (s *Server) serveAsset(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	if p == "/" || p == "" {
 		p = "/index.html"
+	}
+	if s.opts.Team && (p == "/index.html" || p == "/device" || p == "/signin") {
+		p = s.teamPage(r, p)
 	}
 	cache := "private, no-cache"
 	if rest, ok := strings.CutPrefix(p, "/a/"); ok {

@@ -85,7 +85,14 @@ func isUnauthorized(err error) bool {
 }
 
 func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
-	if s.opts.Code == nil || s.opts.Identities == nil {
+	if s.opts.Team {
+		// Who asks comes first: a team server tells no stranger what it
+		// serves.
+		if _, err := s.teamCaller(r); err != nil {
+			return err
+		}
+	}
+	if s.opts.Code == nil {
 		return &httpError{http.StatusNotImplemented, "this desk serves no code: it has no object store"}
 	}
 	segs := strings.Split(strings.TrimPrefix(r.URL.Path, "/v1/"), "/")
@@ -150,6 +157,9 @@ func (s *Server) v1(w http.ResponseWriter, r *http.Request) error {
 // authenticate reads the caller from Authorization: Bearer <token>, or
 // from the page's own token (the page is the owner's).
 func (s *Server) authenticate(r *http.Request) (*identity.Caller, error) {
+	if s.opts.Team {
+		return s.teamCaller(r)
+	}
 	if t := r.Header.Get("X-Desk-Token"); t != "" && s.checkToken(r) == nil {
 		return &identity.Caller{Identity: identity.Identity{Name: identity.OwnerName, Kind: identity.Person},
 			Grants: []identity.Grant{{Identity: identity.OwnerName, Scope: identity.ScopeAll, Right: identity.Admin}}}, nil
@@ -161,6 +171,9 @@ func (s *Server) authenticate(r *http.Request) (*identity.Caller, error) {
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
 		return nil, unauthorized("the Authorization header is not Bearer <token>")
+	}
+	if s.opts.Identities == nil {
+		return nil, unauthorized("this desk keeps no identities yet, so it knows no token: use the page's own token")
 	}
 	c, err := s.opts.Identities.Authenticate(r.Context(), token)
 	if desk.ErrorCode(err) == desk.Forbidden {

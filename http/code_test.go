@@ -453,3 +453,39 @@ func TestCodeWithoutStore(t *testing.T) {
 		t.Fatalf("a desk with no object store answers %d, want 501", resp.StatusCode)
 	}
 }
+
+// desk's own page reads the code with its page token, as the owner, and
+// only from the page: a guessed token or a cross-site request carries no
+// caller at all (401), and another origin is refused outright (403). The page says whether
+// the desk serves code, so a desk without it is never asked.
+func TestCodePageTokenIsTheOwnersFromThePageOnly(t *testing.T) {
+	d := startCodeDesk(t)
+	c := &client{t: t, base: d.URL}
+	token := d.Server.Token()
+	repos := c.want(200, "GET", "/v1/repos", "", "X-Desk-Token", token)
+	if r := list(repos["repos"]); len(r) != 1 || str(obj(r[0])["slug"]) != "acme/game" {
+		t.Fatalf("the page's repositories = %v", repos)
+	}
+	who := c.want(200, "GET", "/v1/code/acme/game/whoami", "", "X-Desk-Token", token)
+	if str(who["name"]) != "owner" {
+		t.Fatalf("the page is %v, want the owner", who)
+	}
+	for _, tc := range []struct {
+		status int
+		hdr    []string
+	}{
+		{401, []string{"X-Desk-Token", "guess"}},
+		{403, []string{"X-Desk-Token", token, "Origin", "https://evil.example"}},
+		{401, []string{"X-Desk-Token", token, "Sec-Fetch-Site", "cross-site"}},
+	} {
+		c.want(tc.status, "GET", "/v1/code/acme/game/log", "", tc.hdr...)
+	}
+	_, _, page := c.do("GET", "/", "")
+	if !bytes.Contains(page, []byte(`<meta name="desk-code" content="on">`)) {
+		t.Fatal("the page of a desk that serves code does not say so")
+	}
+	_, plain := newDesk(t)
+	if _, _, page := plain.do("GET", "/", ""); !bytes.Contains(page, []byte(`<meta name="desk-code" content="">`)) {
+		t.Fatal("the page of a desk without code does not say so")
+	}
+}

@@ -52,6 +52,15 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, desk.Errorf(desk.NotFound, "no API route %s", r.URL.Path))
 		return
 	}
+	ar, err := s.authorize(r, p)
+	if err != nil {
+		if isUnauthorized(err) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="desk"`)
+		}
+		s.writeError(w, r, err)
+		return
+	}
+	r = ar
 	if err := fn(w, r, p); err != nil {
 		s.writeError(w, r, err)
 	}
@@ -66,7 +75,7 @@ var loopbackHost = desk.LazyRegexp(`^(?i:127\.0\.0\.1|localhost|\[::1\])(:\d{1,5
 // opaque origin or a request the browser marks cross-site.
 func (s *Server) guard(r *http.Request) error {
 	forbid := func(msg string) error { return desk.Errorf(desk.Forbidden, "%s", msg) }
-	if !s.opts.LAN {
+	if !s.opts.LAN && !s.opts.Team {
 		if !isLoopback(r.RemoteAddr) {
 			return forbid("desk only accepts clients on this machine (start it with --lan to allow the local network)")
 		}
@@ -90,7 +99,7 @@ func (s *Server) guard(r *http.Request) error {
 // sameOrigin reports whether origin is the page's own: the scheme and the
 // host the request was sent to.
 func (s *Server) sameOrigin(r *http.Request, origin string) bool {
-	return strings.EqualFold(origin, "http://"+r.Host) || (s.opts.LAN && strings.EqualFold(origin, "https://"+r.Host))
+	return strings.EqualFold(origin, "http://"+r.Host) || ((s.opts.LAN || s.opts.Team) && strings.EqualFold(origin, "https://"+r.Host))
 }
 
 // isLoopback reports whether a RemoteAddr is on this machine (IPv4-mapped
@@ -110,6 +119,11 @@ func isLoopback(remote string) bool {
 // Content-Type), and the client must be on this machine even with --lan.
 func (s *Server) checkToken(r *http.Request) error {
 	forbid := func(msg string) error { return desk.Errorf(desk.Forbidden, "%s", msg) }
+	if s.opts.Team {
+		// The team server's page is served to anyone, token and all, and
+		// a proxy makes every client look local.
+		return forbid("the team server opens and runs no builds: a member's own desk does")
+	}
 	if !isLoopback(r.RemoteAddr) {
 		return forbid("builds are opened and run only from this machine")
 	}

@@ -107,6 +107,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // the web page and its files. A label never holds a path as asked, which
 // would make one series per issue.
 func (s *Server) routeOf(r *http.Request) string {
+	if strings.HasPrefix(r.URL.Path, "/v1/") {
+		return v1RouteOf(r.URL.Path)
+	}
 	if r.URL.Path != "/api" && !strings.HasPrefix(r.URL.Path, "/api/") {
 		return "page"
 	}
@@ -114,6 +117,24 @@ func (s *Server) routeOf(r *http.Request) string {
 	for _, rt := range s.router.routes {
 		if _, ok := rt.matches(segs); ok {
 			return "/" + strings.Join(rt.parts, "/")
+		}
+	}
+	return "unmatched"
+}
+
+// v1RouteOf names a request of the code's API by its pattern:
+// "/v1/code/{owner}/{repo}/land" for /v1/code/acme/game/land, so that no
+// label holds a repository's name or an object's id.
+func v1RouteOf(path string) string {
+	segs := strings.Split(strings.Trim(path, "/"), "/")
+	if len(segs) == 2 && segs[1] == "repos" {
+		return "/v1/repos"
+	}
+	if len(segs) >= 5 && segs[1] == "code" {
+		for _, rt := range codeRoutes {
+			if rt.name == segs[4] {
+				return "/v1/code/{owner}/{repo}/" + rt.name
+			}
 		}
 	}
 	return "unmatched"

@@ -78,7 +78,7 @@ func (s *Server) releaseIssue(w http.ResponseWriter, r *http.Request, p params) 
 		return err
 	}
 	holder := query(r, "holder")
-	if holder == "" && s.checkToken(r) != nil {
+	if holder == "" && s.ownerCheck(r) != nil {
 		return desk.Errorf(desk.Forbidden, "releasing another session's claim is the owner's, from desk's own page").
 			WithHint("release your own claim with ?holder=NAME, or press Release on the issue's page")
 	}
@@ -198,8 +198,8 @@ func (s *Server) pairTranscript(w http.ResponseWriter, r *http.Request, p params
 
 // ownersWord refuses a request that does not come from desk's own page.
 func (s *Server) ownersWord(r *http.Request) error {
-	if s.checkToken(r) != nil {
-		return desk.Errorf(desk.Forbidden, "the owner's word on a pair comes only from desk's own page").
+	if s.ownerCheck(r) != nil {
+		return desk.Errorf(desk.Forbidden, "the owner's word on a pair comes only from desk's own page (on a team server, from a person)").
 			WithRule(pair.RuleRole).WithHint("press OK on the Pair page, or run desk pair ok")
 	}
 	return nil

@@ -57,6 +57,9 @@ func (s *Server) routes() *router {
 	s.claimRoutes(rt)
 	s.pairRoutes(rt)
 	s.sessionRoutes(rt)
+	if s.opts.Team {
+		s.teamRoutes(rt)
+	}
 	return rt
 }
 

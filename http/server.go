@@ -69,6 +69,11 @@ type Options struct {
 	// Terminals serves the managed sessions (see sessions.go); nil turns
 	// the session routes off.
 	Terminals *Terminals
+	// Team runs the team server's access rules (see team.go): every API
+	// route needs a token of Identities, whatever the client's address.
+	Team bool
+	// Devices serves the device login on the team server.
+	Devices *identity.Devices
 }
 
 // Server is desk's HTTP server.
@@ -89,6 +94,9 @@ type Server struct {
 	started time.Time
 
 	pairSvc pairsOnce // the pair rules over the store (pairs.go)
+
+	auth     *identity.Cache // the team server's tokens, as last read
+	projects projectPrefixes // issue keys' projects, for the team's rights
 }
 
 // NewServer returns a server over store. Call Open to start it.
@@ -113,7 +121,10 @@ func NewServer(store Store, o Options) *Server {
 		}
 		files = sub
 	}
-	s.assets = newAssets(files, s.token)
+	if o.Identities != nil {
+		s.auth = identity.NewCache(o.Identities, 0)
+	}
+	s.assets = newAssets(files, s.token, o.Code != nil && o.Identities != nil)
 	s.hub = newHub()
 	s.router = s.routes()
 	return s
@@ -129,6 +140,9 @@ func newToken() string {
 
 // Open starts listening and serving in the background.
 func (s *Server) Open() error {
+	if s.opts.Team && (s.opts.Identities == nil || s.opts.Devices == nil) {
+		return errors.New("http: a team server needs Identities and Devices")
+	}
 	ln, err := net.Listen("tcp", s.opts.Addr)
 	if err != nil {
 		return err

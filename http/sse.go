@@ -125,7 +125,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, project string) 
 				batch = append(batch, c)
 			}
 		}
-		writeEvents(&buf, batch, project)
+		writeEvents(&buf, visibleChanges(r, batch), project)
 		if len(missed) < 1000 || len(batch) < len(missed) {
 			break
 		}
@@ -160,7 +160,7 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request, project string) 
 					fresh = append(fresh, c)
 				}
 			}
-			writeEvents(&buf, fresh, project)
+			writeEvents(&buf, visibleChanges(r, fresh), project)
 			if buf.Len() == 0 {
 				continue
 			}

@@ -26,6 +26,9 @@ const ownListMax = 5000
 // a server (or with one of another desk version) every list comes from
 // the store, as every other call does.
 func (s *server) issues(ctx context.Context, slug string, f desk.IssueFilter) (*desk.IssueList, error) {
+	if s.remote != nil {
+		return s.remoteIssues(ctx, slug, f)
+	}
 	if !s.large(ctx, slug) {
 		return s.db.Issues(ctx, slug, f)
 	}

@@ -61,7 +61,8 @@ type server struct {
 
 	delegated bool
 	channel   channelState
-	pair      pairService // the pair tools' rules (tools_pair.go)
+	remote    *deskhttp.Remote // the team server the tools call, for a folder linked to one (remote.go)
+	pair      pairService      // the pair tools' rules (tools_pair.go)
 
 	// linkSeen is the project linked to the agent's folders, as last
 	// resolved (see linked).
@@ -305,8 +306,8 @@ func (s *server) touched(ctx context.Context, a *args, answer []byte) {
 		due = append(due, k)
 	}
 	s.touchMu.Unlock()
-	if len(due) == 0 {
-		return
+	if len(due) == 0 || s.db == nil {
+		return // the team server links the sessions of its own hooks' reports
 	}
 	client, provider := s.clientName(), s.opts.Getenv("CLAUDE_CODE_SESSION_ID")
 	s.touches.Add(1)
@@ -474,7 +475,13 @@ func (s *server) project(ctx context.Context, a *args) (string, error) {
 	if f, ok := s.linked(); ok {
 		return f.Project, nil
 	}
-	slugs, err := s.db.ProjectSlugs(ctx)
+	var slugs []string
+	var err error
+	if s.remote != nil {
+		slugs, err = s.remoteSlugs(ctx)
+	} else {
+		slugs, err = s.db.ProjectSlugs(ctx)
+	}
 	if err != nil {
 		return "", err
 	}

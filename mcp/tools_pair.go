@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"desk/pair"
+	"desk/pairterm"
+	"desk/session"
 )
 
 // The pair tools: the caller's pair and role come from its launch
@@ -22,7 +24,11 @@ type pairService struct {
 
 func (s *server) pairs() *pair.Service {
 	s.pair.once.Do(func() {
-		s.pair.svc = &pair.Service{Store: s.db, PatchRoot: pair.PatchRootIn(s.db.Dir())}
+		svc := &pair.Service{Store: s.db, PatchRoot: pair.PatchRootIn(s.db.Dir())}
+		// pair_deliver and pair_unblock reach the peer's managed session
+		// through its holder; they read, type and press keys, never launch.
+		svc.Terminals = &pairterm.Terminals{M: &session.Manager{Store: s.db, DataDir: s.db.Dir()}, Pairs: svc}
+		s.pair.svc = svc
 	})
 	return s.pair.svc
 }

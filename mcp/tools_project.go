@@ -118,6 +118,19 @@ func getHandoff(ctx context.Context, s *server, a *args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := handoffAnswer(h)
+	if b, err := s.db.BuildState(ctx, slug); err == nil && b.Enabled {
+		if b.Build != nil {
+			out["build"] = map[string]any{"label": b.Build.Label, "path": b.Build.Path, "commit": b.Build.Commit}
+		} else {
+			out["build"] = nil
+		}
+	}
+	return out, nil
+}
+
+// handoffAnswer is get_handoff's answer for h, without the build.
+func handoffAnswer(h *desk.Handoff) map[string]any {
 	out := map[string]any{"project": h.Project, "version": h.Version, "versions": h.Versions}
 	if h.Version == 0 {
 		out["markdown"] = ""
@@ -128,14 +141,7 @@ func getHandoff(ctx context.Context, s *server, a *args) (any, error) {
 			out["note"] = h.Note
 		}
 	}
-	if b, err := s.db.BuildState(ctx, slug); err == nil && b.Enabled {
-		if b.Build != nil {
-			out["build"] = map[string]any{"label": b.Build.Label, "path": b.Build.Path, "commit": b.Build.Commit}
-		} else {
-			out["build"] = nil
-		}
-	}
-	return out, nil
+	return out
 }
 
 func setHandoff(ctx context.Context, s *server, a *args) (any, error) {

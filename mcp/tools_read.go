@@ -96,6 +96,11 @@ func listProjects(ctx context.Context, s *server, a *args) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	return projectsAnswer(s, ps), nil
+}
+
+// projectsAnswer is list_projects' answer for ps.
+func projectsAnswer(s *server, ps []*desk.Project) map[string]any {
 	rows := make([]projectRow, len(ps))
 	for i, p := range ps {
 		rows[i] = projectRow{Slug: p.Slug, Name: p.Name, Prefix: p.Prefix, Counts: nonZero(p.Counts), BuildsEnabled: p.BuildsEnabled}
@@ -110,7 +115,7 @@ func listProjects(ctx context.Context, s *server, a *args) (any, error) {
 	if f, ok := s.linked(); ok {
 		out["linked_project"] = f.Project
 	}
-	return out, nil
+	return out
 }
 
 type issueList struct {

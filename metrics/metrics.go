@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"desk"
+	"desk/code"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -92,6 +93,22 @@ func (m *Metrics) Feed(cs []*desk.Change, now time.Time) {
 // Landed counts a landing.
 func (m *Metrics) Landed() { m.landings.Inc() }
 
+// Code returns the code's tables with every landing on main counted.
+func (m *Metrics) Code(s code.Store) code.Store { return countedCode{s, m} }
+
+type countedCode struct {
+	code.Store
+	m *Metrics
+}
+
+func (c countedCode) MoveMain(ctx context.Context, mv code.Move) ([]code.LogEntry, error) {
+	es, err := c.Store.MoveMain(ctx, mv)
+	if err == nil {
+		c.m.landings.Add(float64(len(es)))
+	}
+	return es, err
+}
+
 // Blobs returns b with its failures counted.
 func (m *Metrics) Blobs(b desk.Blobs) desk.Blobs { return &countedBlobs{b, m} }
 
@@ -119,6 +136,26 @@ func (c *countedBlobs) Get(ctx context.Context, key string) ([]byte, error) {
 func (c *countedBlobs) Open(ctx context.Context, key string) (io.ReadSeekCloser, int64, error) {
 	r, n, err := c.Blobs.Open(ctx, key)
 	return r, n, c.count(err)
+}
+
+// Exists answers through the store's own HEAD when it has one, else by
+// opening the key.
+func (c *countedBlobs) Exists(ctx context.Context, key string) (bool, error) {
+	if st, ok := c.Blobs.(interface {
+		Exists(context.Context, string) (bool, error)
+	}); ok {
+		ok, err := st.Exists(ctx, key)
+		return ok, c.count(err)
+	}
+	r, _, err := c.Blobs.Open(ctx, key)
+	if desk.ErrorCode(err) == desk.NotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, c.count(err)
+	}
+	r.Close()
+	return true, nil
 }
 
 func (c *countedBlobs) Delete(ctx context.Context, key string) error {

@@ -213,14 +213,20 @@ func (s *Service) Swap(ctx context.Context, id, role string) (*Pair, error) {
 		if err := live(p); err != nil {
 			return err
 		}
-		if role == p.Writer {
+		// Before anyone claims, the pinned writer is the one who will: a
+		// swap keeps it as it keeps the writer.
+		writer := p.Writer
+		if writer == "" {
+			writer = p.PinnedWriter
+		}
+		if role == writer {
 			return refuse(RuleRole, conflict, "%s is the writer: a swap brings in a new critic", role).WithHint("name the CLI of the new critic")
 		}
 		at := desk.FormatTime(tx.Now())
 		var gone []string
 		for i := range p.Members {
 			m := &p.Members[i]
-			if m.Role == role || m.Role == p.Writer || m.LeftAt != nil || (p.Writer != "" && m.Role == p.member(p.Writer).Of) {
+			if m.Role == role || m.Role == writer || m.LeftAt != nil || (writer != "" && p.member(writer) != nil && m.Role == p.member(writer).Of) {
 				continue
 			}
 			m.LeftAt = &at

@@ -62,8 +62,8 @@ func nv(why string, patterns ...string) []never {
 }
 
 // neverList stops the pair at every autonomy level and every allowlist.
-// Its patterns are compiled at the first prompt, not when desk starts:
-// every command of the binary would pay for them.
+// It is compiled on first use: every desk process would pay for its
+// hundred patterns at start, and most never decide a prompt.
 var neverList = sync.OnceValue(func() []never { return neverPatterns() })
 
 func neverPatterns() []never {

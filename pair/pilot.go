@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -85,7 +86,8 @@ func (pl *Pilot) Pass(ctx context.Context, id string) ([]Action, error) {
 	var p *Pair
 	var patches []Patch
 	var deferred []Letter
-	var parked, reported int
+	var parked, reported, closed int
+	var roundText string
 	unread := map[string]int{}
 	var blocking []Gate
 	var now time.Time
@@ -104,6 +106,16 @@ func (pl *Pilot) Pass(ctx context.Context, id string) ([]Action, error) {
 		if reported, err = tx.CountEvents(p.Round, EventReport); err != nil {
 			return err
 		}
+		if p.Phase == PhaseDone {
+			if closed, err = tx.CountEvents(p.Round, EventRoundReport); err != nil {
+				return err
+			}
+			if closed == 0 {
+				if roundText, err = roundReport(tx, p); err != nil {
+					return err
+				}
+			}
+		}
 		for _, m := range p.Members {
 			if unread[m.Role], err = tx.CountLetters(p.mailboxes(m.Role), m.Acked); err != nil {
 				return err
@@ -120,6 +132,14 @@ func (pl *Pilot) Pass(ctx context.Context, id string) ([]Action, error) {
 	var acts []Action
 	logged := func(kind, role, text string) { acts = append(acts, Action{Kind: kind, Role: role, Text: text}) }
 	if p.Phase == PhaseDone {
+		if closed == 0 {
+			if err := pl.write(ctx, id, func(w *pilotTx) error {
+				return w.log(EventRoundReport, "", roundText, map[string]any{"round": p.Round})
+			}); err != nil {
+				return acts, err
+			}
+			logged(EventRoundReport, "", roundText)
+		}
 		if parked == 0 {
 			text := fmt.Sprintf("round %d is done: the supervisor parks until the next round opens", p.Round)
 			if err := pl.write(ctx, id, func(w *pilotTx) error { return w.log(EventParked, "", text, nil) }); err != nil {
@@ -356,4 +376,55 @@ func (w *pilotTx) reported(n int) error {
 	}
 	pt.Reported = true
 	return w.tx.SavePatch(pt)
+}
+
+// EventRoundReport is the supervisor's report of a round that closed.
+const EventRoundReport = "round_report"
+
+// roundReport sums up the round of p that closed: its letters, tasks,
+// patches and evidence, for the owner who was not watching.
+func roundReport(tx ReadTx, p *Pair) (string, error) {
+	letters, err := tx.CountEvents(p.Round, EventLetter)
+	if err != nil {
+		return "", err
+	}
+	refusals, err := tx.CountEvents(p.Round, EventRefusal)
+	if err != nil {
+		return "", err
+	}
+	done, err := tx.CountTasks(TaskFilter{Round: p.Round, State: TaskDone})
+	if err != nil {
+		return "", err
+	}
+	patches, err := tx.Patches(PatchFilter{Round: p.Round})
+	if err != nil {
+		return "", err
+	}
+	applied := 0
+	for _, pt := range patches {
+		if pt.State == PatchApplied {
+			applied++
+		}
+	}
+	ev, err := tx.Evidence(p.Round, 20)
+	if err != nil {
+		return "", err
+	}
+	var proof []string
+	for _, e := range ev {
+		mark := "passed"
+		if !e.Passed {
+			mark = "failed"
+		}
+		proof = append(proof, e.Kind+" "+mark)
+	}
+	text := fmt.Sprintf("round %d of pair %s closed: %d letter(s), %d task(s) done, %d of %d patch(es) applied, %d refusal(s)",
+		p.Round, p.ID, letters, done, applied, len(patches), refusals)
+	if p.Writer != "" {
+		text += "; writer " + p.Writer
+	}
+	if len(proof) > 0 {
+		text += "; evidence: " + strings.Join(proof, ", ")
+	}
+	return text, nil
 }

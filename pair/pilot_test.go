@@ -289,11 +289,15 @@ func TestTheSupervisorReportsAndParks(t *testing.T) {
 	must(s.OK(ctx, e.p.ID))
 	must(s.Advance(ctx, e.w, "done", ""))
 	acts = must(pl.Pass(ctx, e.p.ID))
-	if len(acts) != 1 || acts[0].Kind != pair.EventParked {
+	if len(acts) != 2 || acts[0].Kind != pair.EventRoundReport || acts[1].Kind != pair.EventParked {
 		t.Fatalf("a done round: %+v", acts)
 	}
+	// The report sums the round up for an owner who was not watching.
+	if r := acts[0].Text; !strings.Contains(r, "round 1 of pair "+e.p.ID+" closed") || !strings.Contains(r, "writer opencode") || !strings.Contains(r, "evidence: tests passed") {
+		t.Errorf("the round's report: %q", r)
+	}
 	if again := must(pl.Pass(ctx, e.p.ID)); len(again) != 0 {
-		t.Errorf("parking was repeated: %+v", again)
+		t.Errorf("the report or the parking was repeated: %+v", again)
 	}
 	must(s.Stop(ctx, e.p.ID, ""))
 	if stopped := must(pl.Pass(ctx, e.p.ID)); len(stopped) != 0 {

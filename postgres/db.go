@@ -129,6 +129,11 @@ func (db *DB) Blobs() desk.Blobs { return db.blobs }
 // keeps the feed's order the commit order.
 const writeLock int64 = 0x6465736b77726974 // "deskwrit"
 
+// WriteLock is the advisory lock of the writers, for a tool that writes
+// to the tables in a transaction of its own (desk migrate): holding it,
+// its writes go between the store's, never among them.
+const WriteLock = writeLock
+
 // feedChannel is the LISTEN/NOTIFY channel of the change feed; a payload
 // is the newest seq of the write.
 const feedChannel = "desk_feed"

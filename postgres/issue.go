@@ -285,6 +285,7 @@ func (db *DB) detail(ctx context.Context, q querier, r *row) (*desk.IssueDetail,
 	if d.Activity, err = activities(ctx, q, r); err != nil {
 		return nil, err
 	}
+	d.Landings = desk.LandingsOf(d.Activity)
 	if d.Children, d.MergedSources, d.ParentInfo, err = relations(ctx, q, r); err != nil {
 		return nil, err
 	}

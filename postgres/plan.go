@@ -40,24 +40,28 @@ func (db *DB) UpdateStep(ctx context.Context, id string, n int, p desk.StepPatch
 	if err := desk.NormalizeStepPatch(&p); err != nil {
 		return nil, err
 	}
-	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error {
-		c, err := desk.ChangeStep(&r.Issue, n, p, tx.ts)
-		if err != nil {
-			return err
-		}
-		if err := tx.savePlan(r, c.Plan); err != nil {
-			return err
-		}
-		if _, err := tx.activity(r, actor, desk.ActPlan, c.Detail); err != nil {
-			return err
-		}
-		if c.Status == "" {
-			return nil
-		}
-		proj, err := projectByID(tx.ctx, tx, r.projectID)
-		if err != nil {
-			return err
-		}
-		return tx.setStatus(r, proj, c.Status, actor, c.Reason)
-	})
+	return db.writeIssue(ctx, id, func(tx *Tx, r *row) error { return tx.updateStep(r, n, p, actor) })
+}
+
+// updateStep changes plan step n of r by the plan's rules, with the
+// status the step moves the issue to.
+func (tx *Tx) updateStep(r *row, n int, p desk.StepPatch, actor string) error {
+	c, err := desk.ChangeStep(&r.Issue, n, p, tx.ts)
+	if err != nil {
+		return err
+	}
+	if err := tx.savePlan(r, c.Plan); err != nil {
+		return err
+	}
+	if _, err := tx.activity(r, actor, desk.ActPlan, c.Detail); err != nil {
+		return err
+	}
+	if c.Status == "" {
+		return nil
+	}
+	proj, err := projectByID(tx.ctx, tx, r.projectID)
+	if err != nil {
+		return err
+	}
+	return tx.setStatus(r, proj, c.Status, actor, c.Reason)
 }

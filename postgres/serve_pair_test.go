@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -29,7 +28,7 @@ type stream struct {
 func openEvents(t *testing.T, ctx context.Context, url string) *stream {
 	t.Helper()
 	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(authorize(req))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,24 +72,6 @@ func decode(t *testing.T, body []byte) map[string]any {
 		t.Fatalf("not a JSON object: %v\n%s", err, body)
 	}
 	return m
-}
-
-var pageToken = regexp.MustCompile(`<meta name="desk-token" content="([^"]+)">`)
-
-// token reads the page token a replica writes into its page.
-func (r *replica) token(t *testing.T) string {
-	t.Helper()
-	resp, err := http.Get(r.url + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	m := pageToken.FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("the page of %s holds no token", r.url)
-	}
-	return string(m[1])
 }
 
 // Two replicas on one database keep one set of claims, pairs and office:
@@ -241,7 +222,11 @@ func TestTwoReplicasShareClaimsPairsAndTheOffice(t *testing.T) {
 		if code != 409 || !strings.Contains(string(body), "since revision 0: it is at revision 1") {
 			t.Fatalf("a stale save on b: %d %s", code, body)
 		}
-		// Seat choices too: chosen on b, read on a.
+		// Seat choices too: chosen on b, read on a, for a session a
+		// member's hook reported to b with the member's token.
+		if code, body := b.do(t, "POST", "/api/hooks/claude", map[string]any{"session_id": "s-1", "hook_event_name": "UserPromptSubmit", "cwd": "/src"}); code != 202 {
+			t.Fatalf("a hook's report to b: %d %s", code, body)
+		}
 		if code, body := b.do(t, "PUT", "/api/office/seats", map[string]any{"session": "s-1", "seat": "chair-12"}); code != 200 {
 			t.Fatalf("choose a seat on b: %d %s", code, body)
 		}
@@ -287,8 +272,8 @@ func TestTwoReplicasShareClaimsPairsAndTheOffice(t *testing.T) {
 		}
 		// The owner's word, from a's page, is b's to show.
 		req, _ := http.NewRequest("POST", a.url+"/api/pairs/"+p.ID+"/ok", nil)
-		req.Header.Set("X-Desk-Token", a.token(t))
-		resp, err := http.DefaultClient.Do(req)
+		// On the team server the owner's word is a person's: the admin's.
+		resp, err := http.DefaultClient.Do(authorize(req))
 		if err != nil {
 			t.Fatal(err)
 		}

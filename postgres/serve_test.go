@@ -49,6 +49,9 @@ func deskBinary(t *testing.T) string {
 // replica is one desk serve process of the team server.
 type replica struct {
 	url, metrics string
+	admin        string // the token of the database's first admin
+	data         string // its data folder
+	stdout       *syncBuffer
 	stderr       *syncBuffer
 	cmd          *exec.Cmd
 }
@@ -71,14 +74,20 @@ var runningAt = regexp.MustCompile(`desk is running at (http://127\.0\.0\.1:\d+)
 // ports, and waits until it says where it listens.
 func startReplica(t *testing.T, dbURL string, srv *s3server.Server, bucket string) *replica {
 	t.Helper()
-	cmd := exec.Command(deskBinary(t), "--data", t.TempDir(), "serve", "--db", dbURL, "--port", "0", "--metrics", "127.0.0.1:0",
-		"--objects", "s3://"+bucket+"?endpoint="+srv.Endpoint+"&region="+srv.Region)
-	cmd.Env = append(os.Environ(), "S3_ACCESS_KEY_ID="+srv.AccessKey, "S3_SECRET_ACCESS_KEY="+srv.SecretKey, "DESK_BUILD_COMMIT=test-build")
+	data := t.TempDir()
+	args := []string{"--data", data, "serve", "--db", dbURL, "--port", "0", "--metrics", "127.0.0.1:0"}
+	env := append(os.Environ(), "DESK_BUILD_COMMIT=test-build")
+	if srv != nil { // else the attachments stay in the data folder
+		args = append(args, "--objects", "s3://"+bucket+"?endpoint="+srv.Endpoint+"&region="+srv.Region)
+		env = append(env, "S3_ACCESS_KEY_ID="+srv.AccessKey, "S3_SECRET_ACCESS_KEY="+srv.SecretKey)
+	}
+	cmd := exec.Command(deskBinary(t), args...)
+	cmd.Env = env
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &replica{stderr: &syncBuffer{}, cmd: cmd}
+	r := &replica{stderr: &syncBuffer{}, stdout: &syncBuffer{}, cmd: cmd, data: data}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -97,6 +106,7 @@ func startReplica(t *testing.T, dbURL string, srv *s3server.Server, bucket strin
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
+			r.stdout.Write([]byte(sc.Text() + "\n"))
 			lines <- sc.Text()
 		}
 		close(lines)
@@ -111,7 +121,42 @@ func startReplica(t *testing.T, dbURL string, srv *s3server.Server, bucket strin
 	case <-time.After(30 * time.Second):
 		t.Fatalf("desk serve did not start within 30 s:\n%s", r.stderr.String())
 	}
+	go func() {
+		for range lines {
+		}
+	}()
+	r.admin = adminToken(t, dbURL, data)
+	replicaTokens.Store(r.url, r.admin)
 	return r
+}
+
+// adminTokens holds the first admin's token of each test database, which
+// only the replica that started first on it wrote.
+var adminTokens sync.Map
+
+// replicaTokens maps a replica's URL to the token its requests carry.
+var replicaTokens sync.Map
+
+func adminToken(t *testing.T, dbURL, data string) string {
+	t.Helper()
+	if b, err := os.ReadFile(filepath.Join(data, "team-admin-token")); err == nil {
+		tok := strings.TrimSpace(string(b))
+		adminTokens.Store(dbURL, tok)
+		return tok
+	}
+	if tok, ok := adminTokens.Load(dbURL); ok {
+		return tok.(string)
+	}
+	t.Fatalf("no admin token for %s: the first replica wrote none", dbURL)
+	return ""
+}
+
+// authorize gives a request to a replica the token of its database's admin.
+func authorize(req *http.Request) *http.Request {
+	if tok, ok := replicaTokens.Load(req.URL.Scheme + "://" + req.URL.Host); ok {
+		req.Header.Set("Authorization", "Bearer "+tok.(string))
+	}
+	return req
 }
 
 func (r *replica) do(t *testing.T, method, path string, body any) (int, []byte) {
@@ -123,7 +168,7 @@ func (r *replica) do(t *testing.T, method, path string, body any) (int, []byte) 
 	}
 	req, _ := http.NewRequest(method, r.url+path, rd)
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(authorize(req))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +211,7 @@ func TestTwoReplicasAreOneDesk(t *testing.T) {
 	req, _ := http.NewRequest("GET", b.url+"/api/projects/mygame/events", nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	resp, err := http.DefaultClient.Do(authorize(req.WithContext(ctx)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +255,7 @@ func TestTwoReplicasAreOneDesk(t *testing.T) {
 	mw.Close()
 	up, _ := http.NewRequest("POST", a.url+"/api/issues/MG-1/attachments", &form)
 	up.Header.Set("Content-Type", mw.FormDataContentType())
-	upResp, err := http.DefaultClient.Do(up)
+	upResp, err := http.DefaultClient.Do(authorize(up))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +304,7 @@ func TestTwoReplicasAreOneDesk(t *testing.T) {
 	mw.Close()
 	up, _ = http.NewRequest("POST", a.url+"/api/issues/MG-1/attachments", &form)
 	up.Header.Set("Content-Type", mw.FormDataContentType())
-	upResp, err = http.DefaultClient.Do(up)
+	upResp, err = http.DefaultClient.Do(authorize(up))
 	if err != nil {
 		t.Fatal(err)
 	}

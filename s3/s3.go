@@ -160,11 +160,17 @@ func (s *Store) name(key string) (string, error) {
 }
 
 // fail words a refusal of the server: the operation, the key and what the
-// server said. A missing key is NotFound.
+// server said. A missing key is NotFound; a missing bucket is not (it is
+// the store that is broken, not the object that is absent), and neither
+// is anything a write is refused with.
 func (s *Store) fail(op, key string, err error) error {
 	var r minio.ErrorResponse
 	if errors.As(err, &r) {
-		if r.StatusCode == http.StatusNotFound || r.Code == "NoSuchKey" {
+		if r.Code == "NoSuchBucket" {
+			return fmt.Errorf("objects: %s %s: the bucket %s does not exist at %s (removed, or the wrong bucket configured)",
+				op, key, s.cfg.Bucket, s.cfg.Endpoint)
+		}
+		if op != "put" && (r.StatusCode == http.StatusNotFound || r.Code == "NoSuchKey") {
 			return desk.Errorf(desk.NotFound, "no object %s", key)
 		}
 		return fmt.Errorf("objects: %s %s in %s: %d %s: %s", op, key, s.cfg.Bucket, r.StatusCode, r.Code, r.Message)
@@ -224,6 +230,23 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadSeekCloser, int64,
 		return nil, 0, s.fail("get", key, err)
 	}
 	return obj, st.Size, nil
+}
+
+// Exists reports whether key is there, with a HEAD request: its bytes are
+// not read.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	name, err := s.name(key)
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.client.StatObject(ctx, s.cfg.Bucket, name, minio.StatObjectOptions{}); err != nil {
+		err = s.fail("stat", key, err)
+		if desk.ErrorCode(err) == desk.NotFound {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // Delete removes key; a missing key is not an error.

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -117,10 +118,12 @@ type holder struct {
 
 	stopOnce sync.Once
 	stopped  atomic.Bool
+	activity atomic.Int64 // chunks of output and requests so far, for trim
 
-	ln   net.Listener
-	wg   sync.WaitGroup // viewers' writers
-	done chan struct{}
+	ln     net.Listener
+	sockFI os.FileInfo    // the socket file this holder made
+	wg     sync.WaitGroup // viewers' writers
+	done   chan struct{}
 }
 
 // Hold runs a session's holder until the program in it ends: it starts
@@ -143,12 +146,13 @@ func Hold(spec Spec, ready io.WriteCloser, log *slog.Logger) error {
 		return fail(fmt.Errorf("listen: %w", err))
 	}
 	h.ln = ln
+	h.sockFI = socketFile(spec.DataDir, spec.ID)
 	h.screen = NewScreen(spec.Cols, spec.Rows, spec.Scrollback)
 	go h.answer()
 	cmd, err := h.start(spec.Argv)
 	if err != nil {
 		ln.Close()
-		removeSocket(spec.DataDir, spec.ID)
+		removeOwnSocket(spec.DataDir, spec.ID, h.sockFI)
 		return fail(err)
 	}
 	json.NewEncoder(ready).Encode(map[string]int{"pid": cmd.Process.Pid})
@@ -163,6 +167,7 @@ func Hold(spec Spec, ready io.WriteCloser, log *slog.Logger) error {
 		}
 	}()
 	go h.accept()
+	go h.trim()
 
 	for {
 		exit := h.run(cmd)
@@ -261,6 +266,7 @@ func exitOf(cmd *exec.Cmd, err error, stopped bool) *Exit {
 // chunk either in its snapshot or in its stream, never both, never
 // neither.
 func (h *holder) output(p []byte) {
+	h.activity.Add(1)
 	h.mu.Lock()
 	h.screen.Write(p)
 	if hasQuery(p) {
@@ -281,6 +287,38 @@ func (h *holder) output(p []byte) {
 	for _, v := range late {
 		if !v.waitRoom(maxQueued, viewerWait) {
 			h.resync(v)
+		}
+	}
+}
+
+// trimIdle is how long a holder waits without output or requests before
+// it gives back the memory its start and its last burst touched.
+const trimIdle = 2 * time.Second
+
+// trim gives back memory once the holder is idle: after its start, and
+// after every burst of output or requests. A holder spends most of its life waiting,
+// and its start (the runtime's and every package's initialisation) and a
+// burst touch pages it then no longer needs: the Go heap's free pages go
+// back to the kernel, and so do the pages of the binary it only read.
+func (h *holder) trim() {
+	t := time.NewTicker(trimIdle)
+	defer t.Stop()
+	last, trimmed := int64(-1), false
+	for {
+		select {
+		case <-h.done:
+			return
+		case <-t.C:
+		}
+		n := h.activity.Load()
+		if n != last {
+			last, trimmed = n, false
+			continue
+		}
+		if !trimmed {
+			debug.FreeOSMemory()
+			releaseImage()
+			trimmed = true
 		}
 	}
 }
@@ -340,6 +378,7 @@ func (h *holder) serve(c *conn) {
 		if err != nil {
 			return
 		}
+		h.activity.Add(1)
 		if err := h.handle(c, &v, f); err != nil {
 			if c.writeJSON(msgError, errorReply{Error: desk.ErrorMessage(err), Code: desk.ErrorCode(err)}) != nil {
 				return
@@ -602,8 +641,11 @@ func (h *holder) finish(exit *Exit) {
 	}
 	h.log.Info("the program ended", "code", code, "reason", exit.Reason)
 	time.Sleep(linger)
+	// The file goes first, then the listener: a holder of the next
+	// generation never finds this one answering, and this one never
+	// removes the next one's socket.
+	removeOwnSocket(h.spec.DataDir, h.spec.ID, h.sockFI)
 	h.ln.Close()
-	removeSocket(h.spec.DataDir, h.spec.ID)
 	h.mu.Lock()
 	for v := range h.viewers {
 		v.finish()

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +59,12 @@ type Request struct {
 	Command []string `json:"command,omitempty"` // custom only: the argv
 	Cols    int      `json:"cols,omitempty"`
 	Rows    int      `json:"rows,omitempty"`
+	// Env is added to the program's environment (not the holder's): what
+	// places a launch in something bigger, such as DESK_PAIR for a pair's
+	// member. desk's own variables (DESK_DATA, DESK_LAUNCH ...) cannot be
+	// replaced. It is not kept in the record: a resume that needs it again
+	// passes it to ResumeWith.
+	Env map[string]string `json:"-"`
 }
 
 func (m *Manager) now() time.Time {
@@ -100,7 +105,7 @@ func (m *Manager) deskBin() (string, error) {
 	return exe, nil
 }
 
-var profileName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var profileName = desk.LazyRegexp(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // plan is a validated launch: the record to keep and the holder's spec.
 type plan struct {
@@ -109,6 +114,7 @@ type plan struct {
 	env      []string
 	fallback *Fallback
 	hooks    string
+	extra    map[string]string // Request.Env, checked
 }
 
 // validate checks a request against the kind's rules and finds what it
@@ -147,7 +153,7 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 		if l.ProfileEnv == "" {
 			return nil, desk.Errorf(desk.Invalid, "%s has no profile folder desk can point it at", l.Title)
 		}
-		if !profileName.MatchString(r.Profile) {
+		if !profileName().MatchString(r.Profile) {
 			return nil, desk.Errorf(desk.Invalid, "profile %q is not a name: letters, digits, _ . - (up to 64)", clip(r.Profile, 80))
 		}
 	}
@@ -161,7 +167,11 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 			return nil, desk.Errorf(desk.Invalid, "an argument holds a NUL byte")
 		}
 	}
-	p := &plan{launcher: l, hooks: l.Hooks}
+	extra, err := checkEnv(r.Env)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{launcher: l, hooks: l.Hooks, extra: extra}
 	var bin string
 	if l.Kind == "custom" {
 		if len(r.Command) == 0 || r.Command[0] == "" {
@@ -187,6 +197,30 @@ func (m *Manager) validate(r *Request) (*plan, error) {
 	}
 	p.argv = []string{bin}
 	return p, nil
+}
+
+var envName = desk.LazyRegexp(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+// checkEnv checks a launch's extra environment: variable names, no NUL,
+// and none of the variables desk sets itself, which tie the program to
+// its record.
+func checkEnv(env map[string]string) (map[string]string, error) {
+	if len(env) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]string, len(env))
+	for k, v := range env {
+		switch {
+		case !envName().MatchString(k):
+			return nil, desk.Errorf(desk.Invalid, "env: %q is not a variable name", clip(k, 60))
+		case strings.IndexByte(v, 0) >= 0:
+			return nil, desk.Errorf(desk.Invalid, "env: %s holds a NUL byte", k)
+		case k == agent.EnvLaunch || k == agent.EnvGeneration || k == "DESK_DATA" || k == "TERM" || k == "COLORTERM":
+			return nil, desk.Errorf(desk.Invalid, "env: %s is desk's own and cannot be set for a launch", k)
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 func validName(name string) error {
@@ -284,6 +318,9 @@ func (m *Manager) build(p *plan, s *desk.Session, custom bool) error {
 			return fmt.Errorf("create the profile folder: %w", err)
 		}
 		l.Env[p.launcher.ProfileEnv] = dir
+	}
+	for k, v := range p.extra {
+		l.Env[k] = v
 	}
 	l.Env[agent.EnvLaunch] = s.ID
 	l.Env[agent.EnvGeneration] = strconv.FormatInt(s.Generation, 10)
@@ -737,6 +774,12 @@ func (m *Manager) Rename(ctx context.Context, id, name string) (*desk.Session, e
 // captured resume id (a fresh start when it has none) and a new
 // generation, so that reports from its old run are refused.
 func (m *Manager) Resume(ctx context.Context, id string) (*desk.Session, error) {
+	return m.ResumeWith(ctx, id, nil)
+}
+
+// ResumeWith is Resume with extra environment for the program, as a
+// launch's Request.Env (which the record does not keep).
+func (m *Manager) ResumeWith(ctx context.Context, id string, env map[string]string) (*desk.Session, error) {
 	s, err := m.Get(ctx, id)
 	if err != nil {
 		return nil, err
@@ -744,7 +787,7 @@ func (m *Manager) Resume(ctx context.Context, id string) (*desk.Session, error) 
 	if s.State == desk.SessionRunning {
 		return nil, desk.Errorf(desk.Conflict, "session %s is running", id).WithHint("desk attach " + id)
 	}
-	r := Request{Kind: s.Kind, Cwd: s.Cwd, Name: s.Name, Resume: s.ResumeID, Bypass: s.Bypass, Profile: s.Profile, Args: s.Args}
+	r := Request{Kind: s.Kind, Cwd: s.Cwd, Name: s.Name, Resume: s.ResumeID, Bypass: s.Bypass, Profile: s.Profile, Args: s.Args, Env: env}
 	if s.Kind == "custom" {
 		r.Command = s.Command
 	}
@@ -753,6 +796,9 @@ func (m *Manager) Resume(ctx context.Context, id string) (*desk.Session, error) 
 	}
 	p, err := m.validate(&r)
 	if err != nil {
+		return nil, err
+	}
+	if err := waitHolderGone(ctx, m.DataDir, id, 3*time.Second); err != nil {
 		return nil, err
 	}
 	next := *s

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"desk"
 )
 
 // DirName is the folder of the data folder that holds the holders'
@@ -124,4 +126,48 @@ func dial(ctx context.Context, dataDir, id string) (net.Conn, error) {
 // removeSocket removes a holder's socket file.
 func removeSocket(dataDir, id string) {
 	_ = withSocketPath(Dir(dataDir), sockName(id), func(p string) error { return os.Remove(p) })
+}
+
+// socketFile identifies the socket file of session id now (nil when
+// there is none), so that a holder removes only its own: the holder of
+// the session's next generation may have made the file again since.
+func socketFile(dataDir, id string) os.FileInfo {
+	var fi os.FileInfo
+	_ = withSocketPath(Dir(dataDir), sockName(id), func(p string) error {
+		fi, _ = os.Lstat(p)
+		return nil
+	})
+	return fi
+}
+
+// removeOwnSocket removes session id's socket file if it is still mine.
+func removeOwnSocket(dataDir, id string, mine os.FileInfo) {
+	_ = withSocketPath(Dir(dataDir), sockName(id), func(p string) error {
+		if fi, err := os.Lstat(p); err == nil && mine != nil && os.SameFile(fi, mine) {
+			return os.Remove(p)
+		}
+		return nil
+	})
+}
+
+// waitHolderGone waits up to d until no holder answers for session id:
+// the holder of an ended program lingers a moment to tell its viewers
+// how it ended, and the next generation's must not start beside it.
+func waitHolderGone(ctx context.Context, dataDir, id string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		c, err := dial(ctx, dataDir, id)
+		if err != nil {
+			return nil
+		}
+		c.Close()
+		if time.Now().After(deadline) {
+			return desk.Errorf(desk.Conflict, "the holder of session %s is still running", id).WithHint("desk stop-session --kill " + id)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }

@@ -24,8 +24,45 @@ func randomStream(r *rand.Rand, cols int) string {
 		}
 		return l.String()
 	}
+	// coloured is a line of plain text with colours and attributes in it,
+	// now and then a pen left set across the line feed, a background at
+	// the line feed, or an erase to the end of the line.
+	sgr := []string{"0", "", "1", "22", "3", "4", "4:3", "24", "7", "27", "31", "39", "42", "49",
+		"38;5;208", "48;5;17", "38;2;10;20;30", "58;5;3", "1;31;44", "0;32"}
+	coloured := func() string {
+		var l strings.Builder
+		rest := r.IntN(cols + 1)
+		for rest > 0 {
+			fmt.Fprintf(&l, "\x1b[%sm", sgr[r.IntN(len(sgr))])
+			n := min(rest, 1+r.IntN(12))
+			for range n {
+				l.WriteByte(byte(0x20 + r.IntN(0x5f)))
+			}
+			rest -= n
+			if r.IntN(20) == 0 {
+				l.WriteString("\x1b[K")
+			}
+		}
+		switch r.IntN(6) {
+		case 0, 1, 2:
+			l.WriteString("\x1b[0m")
+		case 3:
+			l.WriteString("\x1b[m")
+		}
+		return l.String()
+	}
 	for range 30 + r.IntN(30) {
-		switch r.IntN(16) {
+		switch r.IntN(19) {
+		case 16, 17:
+			for range 1 + r.IntN(120) {
+				b.WriteString(coloured() + "\r\n")
+			}
+		case 18:
+			if r.IntN(2) == 0 {
+				b.WriteString("\x1b[1;33m\x1b7\x1b[0m") // a saved pen, restored later
+			} else {
+				b.WriteString("\x1b8")
+			}
 		case 0, 1, 2, 3, 4, 5:
 			for range 1 + r.IntN(120) {
 				b.WriteString(plain() + "\r\n")
@@ -86,10 +123,54 @@ func TestJumpScrollIsExact(t *testing.T) {
 			fast.Write(rest[:n])
 			slow.Write(rest[:n])
 			rest = rest[n:]
+			if r.IntN(12) == 0 {
+				// A narrower or wider screen: the history's lines were
+				// printed, and erased to their end, at the old width.
+				cols := max(size[0]+r.IntN(21)-10, 10)
+				fast.Resize(cols, size[1])
+				slow.Resize(cols, size[1])
+			}
 		}
+		// A last character shows the pen each ends with.
+		fast.Write([]byte("P"))
+		slow.Write([]byte("P"))
 		if d := diffScreens(fast, slow); d != "" {
 			t.Fatalf("seed %d (%dx%d): the fast path differs:\n%s", seed, size[0], size[1], d)
 		}
+		// A screen's emulator lives until it is closed (its answers'
+		// reader holds it): eighty seeds of them would add up.
+		fast.Close()
+		slow.Close()
+	}
+}
+
+// TestJumpScrollTakesColouredLines makes sure lines with colours that end
+// in a reset take the fast path too, and land as the emulator draws them.
+func TestJumpScrollTakesColouredLines(t *testing.T) {
+	s := NewScreen(80, 24, 10000)
+	slow := NewScreen(80, 24, 10000)
+	slow.plain.off = true
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "\x1b[3%dm%05d\x1b[0m \x1b[1mbold\x1b[22m line\x1b[K\r\n", i%8, i)
+	}
+	for _, sc := range []*Screen{s, slow} {
+		sc.Write([]byte("start\r\n"))
+		sc.Write([]byte(b.String()))
+	}
+	if got := s.HistoryLen(); got != 3001-23 {
+		t.Errorf("history has %d lines", got)
+	}
+	if got := s.Text().Lines[22]; got != "02999 bold line" {
+		t.Errorf("row 22 = %q", got)
+	}
+	// The emulator scrolled once, not once a line: its history came from
+	// the drawer, not from its own scrollback.
+	if s.plain.drawer == nil {
+		t.Fatal("the coloured lines never reached the line drawer")
+	}
+	if d := diffScreens(s, slow); d != "" {
+		t.Fatalf("the fast path differs:\n%s", d)
 	}
 }
 
@@ -107,5 +188,26 @@ func TestJumpScrollIsTaken(t *testing.T) {
 	}
 	if got := s.Text().Lines[22]; got != "line 4999" {
 		t.Errorf("row 22 = %q", got)
+	}
+}
+
+// TestJumpScrollHistoryKeepsItsWidth resizes a screen whose history holds
+// lines not yet drawn, erased to their end with a background: they are
+// drawn at the width they were printed at.
+func TestJumpScrollHistoryKeepsItsWidth(t *testing.T) {
+	fast := NewScreen(40, 10, 1000)
+	slow := NewScreen(40, 10, 1000)
+	slow.plain.off = true
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "\x1b[44m%03d\x1b[K\x1b[0m end\r\n", i)
+	}
+	for _, s := range []*Screen{fast, slow} {
+		s.Write([]byte("\r\n"))
+		s.Write([]byte(b.String()))
+		s.Resize(60, 10)
+	}
+	if d := diffScreens(fast, slow); d != "" {
+		t.Fatalf("the fast path differs:\n%s", d)
 	}
 }

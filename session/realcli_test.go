@@ -210,3 +210,111 @@ func waitGroupGone(t *testing.T, w *world, id string) {
 		}
 	}
 }
+
+// waitResumeID waits until a session's record holds a resume id, and
+// returns it.
+func waitResumeID(t *testing.T, srv *server, id string, d time.Duration) string {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		r := srv.session(id)
+		if r.ResumeID != nil && *r.ResumeID != "" {
+			return *r.ResumeID
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session %s never got a resume id: %+v\nscreen:\n%s", id, r, srv.screenText(id))
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// A real Codex in a managed session: once it has had a turn, desk finds
+// its session in Codex's own records (CODEX_HOME/sessions/.../rollout-*)
+// and keeps its id as the resume id; resume-session relaunches Codex
+// with it and Codex reopens that conversation.
+func TestCodexResumeIDIsCapturedFromItsSessionRecords(t *testing.T) {
+	t.Parallel()
+	mock := mockmodel.New(t, nil)
+	codex := agentcli.NewCodex(t, mock.URL())
+	w := worldFor(t, codex.Environ(), "codex", codex.Bin)
+	srv := w.serve()
+	s := srv.launch(`{"kind": "codex", "cwd": "` + codex.Dir + `", "cols": 120, "rows": 40}`)
+	srv.waitScreen(s.ID, "mock-model", 60*time.Second)
+	w.must("type", s.ID, "say the first thing", "--enter")
+	srv.waitScreen(s.ID, "MOCK_OK", 60*time.Second)
+
+	// What Codex itself recorded: one rollout whose name ends in its id.
+	files, _ := filepath.Glob(filepath.Join(codex.CodexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("codex's session records: %v", files)
+	}
+	got := waitResumeID(t, srv, s.ID, 40*time.Second)
+	if !strings.HasSuffix(strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"), got) {
+		t.Fatalf("resume id %s is not the session of %s", got, files[0])
+	}
+
+	var stopped record
+	srv.api(200, "DELETE", "/api/sessions/"+s.ID, "", &stopped)
+	waitGroupGone(t, w, s.ID)
+	// Right after the stop: the ended holder may still linger, and the
+	// next generation's must not lose its socket to it.
+	w.must("resume-session", s.ID)
+	// Codex resumes the conversation: the first turn shows again.
+	srv.waitScreen(s.ID, "say the first thing", 60*time.Second)
+	r := srv.session(s.ID)
+	if r.State != "running" || r.Generation != 2 || r.ResumeID == nil || *r.ResumeID != got {
+		t.Errorf("after resume-session: %+v", r)
+	}
+	files, _ = filepath.Glob(filepath.Join(codex.CodexHome, "sessions", "*", "*", "*", "rollout-*.jsonl"))
+	if len(files) != 1 {
+		t.Errorf("the resumed Codex started a new session: %v", files)
+	}
+	srv.api(200, "DELETE", "/api/sessions/"+s.ID, "", &stopped)
+	waitGroupGone(t, w, s.ID)
+}
+
+// A real opencode in a managed session: once it has had a turn, desk
+// finds its session with `opencode session list --format json` and
+// keeps its id as the resume id; resume-session relaunches opencode with
+// it and opencode reopens that conversation.
+func TestOpencodeResumeIDIsCapturedFromItsSessionList(t *testing.T) {
+	t.Parallel()
+	mock := mockmodel.New(t, nil)
+	oc := agentcli.NewOpencode(t, mock.URL())
+	oc.Command(t.Context()) // writes its config file
+	w := worldFor(t, oc.Environ(), "opencode", oc.Bin)
+	srv := w.serve()
+	s := srv.launch(`{"kind": "opencode", "cwd": "` + oc.Dir + `", "cols": 120, "rows": 40}`)
+	srv.waitScreen(s.ID, "ctrl+p commands", 90*time.Second)
+	w.must("type", s.ID, "say the first thing")
+	w.must("keys", s.ID, "enter")
+	srv.waitScreen(s.ID, "MOCK_OK", 60*time.Second)
+
+	// What opencode itself lists.
+	out, err := oc.Command(t.Context(), "session", "list", "--format", "json").Output()
+	if err != nil {
+		t.Fatalf("opencode session list: %v", err)
+	}
+	var list []struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil || len(list) != 1 {
+		t.Fatalf("opencode session list: %v %s", err, out)
+	}
+	got := waitResumeID(t, srv, s.ID, 40*time.Second)
+	if got != list[0].ID {
+		t.Fatalf("resume id %s, opencode lists %s", got, list[0].ID)
+	}
+
+	var stopped record
+	srv.api(200, "DELETE", "/api/sessions/"+s.ID, "", &stopped)
+	waitGroupGone(t, w, s.ID)
+	w.must("resume-session", s.ID)
+	srv.waitScreen(s.ID, "say the first thing", 90*time.Second)
+	r := srv.session(s.ID)
+	if r.State != "running" || r.Generation != 2 || r.ResumeID == nil || *r.ResumeID != got {
+		t.Errorf("after resume-session: %+v", r)
+	}
+	srv.api(200, "DELETE", "/api/sessions/"+s.ID, "", &stopped)
+	waitGroupGone(t, w, s.ID)
+}

@@ -81,6 +81,7 @@ const (
 func NewScreen(cols, rows, scrollback int) *Screen {
 	s := &Screen{cols: cols, rows: rows, history: newHistory(scrollback), modes: map[modeKey]bool{},
 		bottom: -1, replies: newReplyQueue()}
+	s.history.draw = s.drawLine
 	s.emu = s.newEmulator(cols, rows)
 	return s
 }
@@ -101,6 +102,7 @@ func (s *Screen) newEmulator(cols, rows int) *vt.Emulator {
 	s.emu = e
 	s.observe()
 	s.observeCharsets()
+	s.observePen()
 	s.emu = prev
 	go s.replies.pump(e)
 	return e
@@ -190,7 +192,7 @@ func (s *Screen) observe() {
 		s.keypad, s.title, s.saved, s.main, s.mainSaved = false, "", nil, nil, nil
 		s.top, s.bottom = 0, -1
 		s.cursorStyle, s.cursorSteady = vt.CursorBlock, false
-		s.plain = plainScan{}
+		s.plain = plainScan{drawer: s.plain.drawer, histDrawer: s.plain.histDrawer, penKnown: true, off: s.plain.off}
 		return false
 	})
 }
@@ -273,6 +275,7 @@ func (s *Screen) Resize(cols, rows int) {
 	if cols == s.cols && rows == s.rows {
 		return
 	}
+	s.history.renderAll()
 	s.emu.Resize(cols, rows)
 	s.cols, s.rows = cols, rows
 	s.top, s.bottom = 0, -1 // the emulator resets the scroll region
@@ -318,7 +321,16 @@ func (s *Screen) Modes() (appCursor, bracketedPaste bool) {
 func (s *Screen) Replies() <-chan []byte { return s.replies.out }
 
 // Close stops the emulator.
-func (s *Screen) Close() error { return s.emu.Close() }
+func (s *Screen) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range []*lineDrawer{s.plain.drawer, s.plain.histDrawer} {
+		if d != nil {
+			d.emu.Close()
+		}
+	}
+	return s.emu.Close()
+}
 
 // Snapshot returns the bytes that redraw this screen on a fresh terminal
 // of the same size: the history, the main screen, the alternate screen
@@ -549,12 +561,24 @@ func (s *Screen) HistoryLen() int {
 	return s.history.len()
 }
 
-// history is a ring of rendered lines, oldest first.
+// history is a ring of lines, oldest first. A line is kept rendered, or
+// as the bytes of a simple line and the colours it starts with, drawn
+// only when someone reads it (most lines of a burst fall out of the ring
+// unread).
 type history struct {
-	lines []string
+	lines []histLine
 	head  int // index of the oldest line once the ring is full
 	max   int
 	size  int // bytes held
+	// draw renders a simple line that starts with the pen its colours
+	// set from the default.
+	draw func(raw, pen []byte) string
+}
+
+type histLine struct {
+	text string
+	raw  []byte // a simple line not yet drawn, when set
+	pen  []byte
 }
 
 func newHistory(max int) *history {
@@ -564,14 +588,20 @@ func newHistory(max int) *history {
 	return &history{max: max}
 }
 
-func (h *history) push(l string) {
-	h.size += len(l)
+func (h *history) push(l string) { h.add(histLine{text: l}) }
+
+// pushRaw keeps a simple line to draw when it is read.
+func (h *history) pushRaw(raw, pen []byte) { h.add(histLine{raw: raw, pen: pen}) }
+
+func (h *history) add(l histLine) {
+	h.size += len(l.text) + len(l.raw)
 	if len(h.lines) < h.max {
 		h.lines = append(h.lines, l)
 		return
 	}
-	h.size -= len(h.lines[h.head])
-	h.lines[h.head] = l
+	old := &h.lines[h.head]
+	h.size -= len(old.text) + len(old.raw)
+	*old = l
 	h.head = (h.head + 1) % h.max
 }
 
@@ -579,7 +609,27 @@ func (h *history) len() int { return len(h.lines) }
 
 func (h *history) each(fn func(string)) {
 	for i := range h.lines {
-		fn(h.lines[(h.head+i)%len(h.lines)])
+		l := &h.lines[(h.head+i)%len(h.lines)]
+		h.render(l)
+		fn(l.text)
+	}
+}
+
+// render draws a line kept as bytes.
+func (h *history) render(l *histLine) {
+	if l.raw == nil {
+		return
+	}
+	l.text = h.draw(l.raw, l.pen)
+	h.size += len(l.text) - len(l.raw)
+	l.raw, l.pen = nil, nil
+}
+
+// renderAll draws every line kept as bytes, before the screen's width
+// changes (a line's erase reaches the width it was printed at).
+func (h *history) renderAll() {
+	for i := range h.lines {
+		h.render(&h.lines[i])
 	}
 }
 

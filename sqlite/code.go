@@ -384,7 +384,15 @@ func (s *CodeStore) PutOpenChange(ctx context.Context, o code.OpenChange) error 
 			ON CONFLICT (repo_id, workspace) DO UPDATE SET change = excluded.change, author = excluded.author,
 			intents = excluded.intents, paths = excluded.paths, sent_at = excluded.sent_at`,
 			o.Repo, o.Workspace, o.Change[:], o.Author, strings.Join(o.Intents, " "), string(paths), desk.FormatTime(o.SentAt))
-		return err
+		if err != nil {
+			return err
+		}
+		// The pages that show overlaps read them again.
+		var project string
+		if err := tx.queryRow(`SELECT project FROM code_repos WHERE id = ?`, o.Repo).Scan(&project); err != nil {
+			return err
+		}
+		return tx.feed(desk.Change{Project: project, Type: desk.ChangeCode, ID: o.Repo, Action: desk.ActSent, Actor: o.Author}, 0)
 	})
 }
 

@@ -81,3 +81,42 @@ func TestLandingRecordedOnIssue(t *testing.T) {
 		t.Fatalf("the step's commit = %q", d.Plan.Steps[0].Commit)
 	}
 }
+
+// An open change sent and a landing each add a code row to the feed, with
+// the project the repository is linked to, so the pages that show the log
+// and the overlaps read them again without a reload.
+func TestCodeFeedRows(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	MustProject(t, db)
+	svc := code.NewService(db.Code(), folderstore.New(filepath.Join(db.Dir(), "code")))
+	repo, err := svc.CreateRepo(ctx, "acme/game", "mygame")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := svc.Repository(repo)
+	row, err := r.Commit(ctx, []code.FileData{{Path: "a.go", Data: []byte("package a\n")}}, code.Meta{Author: "agent-1", Message: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := db.Changes(ctx, desk.ChangeFilter{Limit: 1000})
+	if _, err := r.IndexOpen(ctx, row.ID, "ws-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Land(ctx, row.ID, "owner"); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := db.Changes(ctx, desk.ChangeFilter{Limit: 1000})
+	var got []string
+	for _, c := range all[len(before):] {
+		if c.Type == desk.ChangeCode {
+			got = append(got, c.Project+" "+c.Action+" "+c.Actor)
+		}
+	}
+	if strings.Join(got, ", ") != "mygame sent agent-1, mygame landed owner" {
+		t.Fatalf("the feed's code rows = %q", got)
+	}
+	if !all[len(all)-1].IsLive() {
+		t.Fatal("a landing's row is not a live row: the page would reload everything for it")
+	}
+}

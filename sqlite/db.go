@@ -180,6 +180,15 @@ func dsn(path string, readOnly bool, cacheKiB int, oneShot bool) string {
 // Dir returns the data folder.
 func (db *DB) Dir() string { return db.dir }
 
+// ReadDB returns the pool of query-only connections, for a tool that
+// reads whole tables (desk migrate).
+func (db *DB) ReadDB() *sql.DB { return db.read }
+
+// WriteDB returns the writer's connection, for a tool that fills a new,
+// closed-to-others desk table by table (desk backup --db); the desk's
+// caches know nothing of what it writes, so open the desk again after.
+func (db *DB) WriteDB() *sql.DB { return db.write }
+
 // Path returns the database file's path.
 func (db *DB) Path() string { return db.path }
 

@@ -2,16 +2,9 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 
 	"desk"
 )
-
-// maxOwnerScan bounds how many feed rows one OwnerEvents call reads. A
-// session that was away long enough to miss more is told the newest ones
-// and how many more there were, up to this bound.
-const maxOwnerScan = 500
 
 // ownerEventsSQL reads the feed rows that may be owner events, newest
 // first, with what each one refers to. The feed's (project, seq) index
@@ -54,22 +47,18 @@ func (db *DB) OwnerEvents(ctx context.Context, slug string, after int64, limit i
 		if after >= out.Last {
 			return nil
 		}
-		rows, err := tx.QueryContext(ctx, ownerEventsSQL, p.Slug, after, out.Last, maxOwnerScan)
+		rows, err := tx.QueryContext(ctx, ownerEventsSQL, p.Slug, after, out.Last, desk.MaxOwnerScan)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var (
-				r                      ownerRow
-				merged                 bool
-				commentText, detailRaw string
-			)
-			if err := rows.Scan(&r.seq, &r.issue, &r.typ, &r.action, &r.actor, &r.verdict, &r.at,
-				&r.title, &r.source, &merged, &commentText, &detailRaw); err != nil {
+			var r desk.OwnerFeedRow
+			if err := rows.Scan(&r.Seq, &r.Issue, &r.Type, &r.Action, &r.Actor, &r.Verdict, &r.At,
+				&r.Title, &r.Source, &r.Merged, &r.CommentText, &r.Detail); err != nil {
 				return err
 			}
-			e := r.event(p.Slug, merged, commentText, detailRaw)
+			e := r.Event(p.Slug)
 			if e == nil || !p.Notify.Enabled(desk.NotifyEventOf(e.Kind)) {
 				continue
 			}
@@ -85,66 +74,6 @@ func (db *DB) OwnerEvents(ctx context.Context, slug string, after int64, limit i
 		return nil, err
 	}
 	return out, nil
-}
-
-// ownerRow is one candidate feed row as ownerEventsSQL reads it.
-type ownerRow struct {
-	seq                                int64
-	issue, typ, action, actor, verdict string
-	at, title, source                  string
-}
-
-// event turns a candidate row into an owner event, or nil when it is not
-// one: an agent's report, a report merged away since, a status change a
-// verdict or a plan step made (the verdict or step is the event), a plan
-// written rather than a step changed.
-func (r *ownerRow) event(slug string, merged bool, commentText, detailRaw string) *desk.OwnerEvent {
-	e := &desk.OwnerEvent{Seq: r.seq, Project: slug, Issue: r.issue, Actor: r.actor, At: r.at, Title: r.title}
-	if r.typ == desk.ChangeComment {
-		e.Kind, e.Text = desk.EventComment, commentText
-		if r.verdict != "" {
-			e.Kind, e.Verdict = desk.EventVerdict, r.verdict
-		}
-		return e
-	}
-	// Activity details: a status change's from and to, a step change's
-	// index, from, to and note, a merge's source (from), a new parent.
-	var d struct {
-		From, To, Reason, Op, Note string
-		Index                      int
-		Parent                     *string
-	}
-	_ = json.Unmarshal([]byte(detailRaw), &d)
-	switch r.action {
-	case desk.ActCreated:
-		ownerReport := r.source == desk.SourceOwner && desk.IsOwner(r.actor)
-		if merged || !(r.source == desk.SourceGame || ownerReport) {
-			return nil
-		}
-		e.Kind, e.Source = desk.EventReport, r.source
-	case desk.ActStatus:
-		// A status change with a reason follows from a verdict or a plan
-		// step, which is told already.
-		if d.Reason != "" {
-			return nil
-		}
-		e.Kind, e.From, e.To = desk.EventStatus, d.From, d.To
-	case desk.ActPlan:
-		if d.Op != "step" {
-			return nil
-		}
-		e.Kind, e.Step, e.From, e.To, e.Text = desk.EventPlan, d.Index, d.From, d.To, d.Note
-	case desk.ActMerged:
-		e.Kind, e.Other = desk.EventMerged, d.From
-	case desk.ActParent:
-		e.Kind = desk.EventParent
-		if d.Parent != nil {
-			e.Other = strings.TrimSpace(*d.Parent)
-		}
-	default:
-		return nil
-	}
-	return e
 }
 
 // Brief returns what an agent session is told when it starts on project

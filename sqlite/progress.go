@@ -2,17 +2,13 @@ package sqlite
 
 import (
 	"context"
-	"strings"
 
 	"desk"
 )
 
-// ProgressResult answers Progress: the issue as it stands after the change
-// (its status, plan progress and counters) and the comment it added, if any.
-type ProgressResult struct {
-	Issue     *desk.Issue
-	CommentID int64 // 0 when no text was given
-}
+// ProgressResult answers Progress (desk.ProgressResult, which every
+// store answers).
+type ProgressResult = desk.ProgressResult
 
 // Progress records an agent's progress on an issue in one transaction: a
 // change of plan step n (when p is not nil) and a short comment (when text
@@ -21,26 +17,12 @@ type ProgressResult struct {
 // without re-reading its comments and timeline, so it stays cheap on an
 // issue with a long history.
 func (db *DB) Progress(ctx context.Context, id string, n int, p *desk.StepPatch, text, actor string) (*ProgressResult, error) {
-	hasText := strings.TrimSpace(text) != ""
-	if hasText {
-		if err := desk.CheckAuthor(actor); err != nil {
-			return nil, err // the text is a comment, and signed as one
-		}
-	}
-	actor = cleanActor(actor, desk.OwnerActor)
-	if p == nil && !hasText {
-		return nil, desk.Errorf(desk.Invalid, "give a step to change, a text to post, or both")
-	}
-	if len(text) > desk.MaxCommentText {
-		return nil, desk.Errorf(desk.Invalid, "text: longer than %d characters", desk.MaxCommentText)
-	}
-	if p != nil {
-		if err := desk.NormalizeStepPatch(p); err != nil {
-			return nil, err
-		}
+	actor, hasText, err := desk.CheckProgress(p, text, actor)
+	if err != nil {
+		return nil, err
 	}
 	res := &ProgressResult{}
-	err := db.update(ctx, func(tx *Tx) error {
+	err = db.update(ctx, func(tx *Tx) error {
 		r, _, err := resolve(ctx, tx, id)
 		if err != nil {
 			return err

@@ -6,14 +6,9 @@ import (
 	"desk"
 )
 
-// IssueTail is an issue with only the newest part of its history: what an
-// agent reads, where the owner's page reads everything.
-type IssueTail struct {
-	*desk.IssueDetail
-	// EarlierComments and EarlierActivity count what was left out.
-	EarlierComments int
-	EarlierActivity int
-}
+// IssueTail is an issue with only the newest part of its history
+// (desk.IssueTail, which every store answers).
+type IssueTail = desk.IssueTail
 
 // IssueTail returns an issue as Issue does (following merges), but with
 // only its newest nComments comments and nActivity timeline entries, and

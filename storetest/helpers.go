@@ -21,6 +21,12 @@ type Store interface {
 	// Watch calls fn with every batch of feed rows committed after seq
 	// after, by any handle on the store, until ctx ends.
 	Watch(ctx context.Context, after int64, fn func([]*desk.Change)) error
+	// The agents' work calls (see work.go).
+	Progress(ctx context.Context, id string, n int, p *desk.StepPatch, text, actor string) (*desk.ProgressResult, error)
+	IssueTail(ctx context.Context, id string, nComments, nActivity int) (*desk.IssueTail, error)
+	OwnerEvents(ctx context.Context, slug string, after int64, limit int) (*desk.OwnerEvents, error)
+	Brief(ctx context.Context, slug string) (*desk.Brief, error)
+	ProjectSlugs(ctx context.Context) ([]string, error)
 }
 
 // Backend opens the stores of one backend for the suite.

@@ -21,6 +21,14 @@ func testCreateIssue(t *testing.T, be *Backend) {
 		if len(is.Activity) != 1 || is.Activity[0].Action != "created" || is.Activity[0].Actor != "owner" {
 			t.Fatalf("activity %+v", is.Activity)
 		}
+		// One shape on every backend: an issue nothing landed for lists [].
+		if is.Landings == nil || len(is.Landings) != 0 {
+			t.Fatalf("landings = %#v, want []", is.Landings)
+		}
+		again, err := db.Issue(ctx, is.ID)
+		if err != nil || again.Landings == nil {
+			t.Fatalf("read again: landings = %#v, %v", again, err)
+		}
 	})
 	t.Run("AgentCheckWithoutCommandWaitsInAutoCheck", func(t *testing.T) {
 		is, err := db.CreateIssue(ctx, "mygame", desk.IssueFields{Title: ptr("Verify tips")}, desk.CreateOptions{Author: "claude", Agent: true})

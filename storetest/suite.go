@@ -65,4 +65,8 @@ var tests = []struct {
 	{"BuildStateFollowsPublications", testBuildStateFollowsPublications},
 	{"AttachmentDescribesWhatOpenServes", testAttachmentDescribesWhatOpenServes},
 	{"LastAgentTouchFollowsTouches", testLastAgentTouchFollowsTouches},
+	{"OwnerEventsAreTheOwnersActivityOnly", testOwnerEventsAreTheOwnersActivityOnly},
+	{"ProgressLandsStepAndCommentTogether", testProgressLandsStepAndCommentTogether},
+	{"IssueTailKeepsTheNewest", testIssueTailKeepsTheNewest},
+	{"BriefCountsTheUnmergedAndTheHandoff", testBriefCountsTheUnmergedAndTheHandoff},
 }

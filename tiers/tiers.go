@@ -156,6 +156,26 @@ func (s *Store) Open(ctx context.Context, key string) (io.ReadSeekCloser, int64,
 	return nopCloser{bytes.NewReader(data)}, int64(len(data)), nil
 }
 
+// Exists reports whether the store holds key. It asks the store itself
+// (a HEAD on S3, when the store can), never a tier: another replica may
+// have removed an attachment this one still holds a copy of.
+func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
+	if st, ok := s.origin.(interface {
+		Exists(context.Context, string) (bool, error)
+	}); ok {
+		return st.Exists(ctx, key)
+	}
+	r, _, err := s.origin.Open(ctx, key)
+	if desk.ErrorCode(err) == desk.NotFound {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	r.Close()
+	return true, nil
+}
+
 // Delete removes key from the store and from every tier.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if err := s.origin.Delete(ctx, key); err != nil {

@@ -18,3 +18,8 @@ var Static embed.FS
 // meta element carrying the per-run token, which build open/run requests
 // send back as the X-Desk-Token header.
 const TokenMeta = `<meta name="desk-token" content="">`
+
+// CodeMeta is the exact text of index.html that the server replaces with
+// content="on" when it serves code (the /v1 routes), so that a page on a
+// desk with no object store never asks for what would answer 501.
+const CodeMeta = `<meta name="desk-code" content="">`

@@ -133,3 +133,38 @@ func post(ctx context.Context, dataDir string, r *Report) error {
 	}
 	return &refusal{resp.StatusCode, string(bytes.TrimSpace(body))}
 }
+
+// RemoteConnectTimeout bounds the connection to a team server, which may
+// be across a network: one that does not answer by then is not waited for.
+const RemoteConnectTimeout = 750 * time.Millisecond
+
+// DeliverTo sends a report to a team server with a member's token. There
+// is no spool to fall back on (the team server cannot read this machine's
+// folder), so a server that cannot be reached drops the report: the agent
+// is not kept waiting for it, and the next report tells the state anew.
+func DeliverTo(ctx context.Context, server, token string, r *Report) (Outcome, error) {
+	ctx, cancel := context.WithTimeout(ctx, PostTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, server+"/api/hooks/"+url.PathEscape(r.Client), bytes.NewReader(r.Payload))
+	if err != nil {
+		return Dropped, err
+	}
+	r.Header(req.Header)
+	req.Header.Set("Authorization", "Bearer "+token)
+	client := &http.Client{Transport: &http.Transport{
+		DialContext:         (&net.Dialer{Timeout: RemoteConnectTimeout}).DialContext,
+		TLSHandshakeTimeout: RemoteConnectTimeout,
+		DisableKeepAlives:   true,
+		Proxy:               http.ProxyFromEnvironment,
+	}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return Dropped, err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode/100 == 2 {
+		return Posted, nil
+	}
+	return Refused, &refusal{resp.StatusCode, string(bytes.TrimSpace(body))}
+}

@@ -24,6 +24,8 @@ type Server struct {
 
 	mu   sync.Mutex
 	logs []string // the last lines it wrote, for a failure's message
+
+	killed bool // Kill ended it
 }
 
 var servingAt = desk.LazyRegexp(`http://127\.0\.0\.1:[0-9]+`)
@@ -31,7 +33,14 @@ var servingAt = desk.LazyRegexp(`http://127\.0\.0\.1:[0-9]+`)
 // StartServer runs `bin --data data serve --port 0`, with env added to its
 // environment, and waits until it answers /api/health.
 func StartServer(ctx context.Context, bin, data string, env ...string) (*Server, error) {
-	cmd := exec.Command(bin, "--data", data, "serve", "--port", "0")
+	return StartServe(ctx, bin, []string{"--data", data, "serve", "--port", "0"}, env...)
+}
+
+// StartServe runs bin with args (a desk serve command line on port 0, a
+// team server's among them), with env added to its environment, and waits
+// until it answers /api/health.
+func StartServe(ctx context.Context, bin string, args []string, env ...string) (*Server, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -105,9 +114,20 @@ func (s *Server) PID() int { return s.cmd.Process.Pid }
 // PeakMemoryKB is the server's peak resident memory so far.
 func (s *Server) PeakMemoryKB() int { return PeakMemoryKB(s.PID()) }
 
+// Kill ends the server at once with SIGKILL, as a crash or an OOM kill
+// would: no request it holds is answered, nothing is flushed.
+func (s *Server) Kill() {
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+	s.killed = true
+}
+
 // Stop asks the server to stop as Ctrl+C would, and kills it if it has not
 // stopped within five seconds.
 func (s *Server) Stop() error {
+	if s.killed {
+		return nil
+	}
 	_ = s.cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()

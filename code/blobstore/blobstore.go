@@ -7,6 +7,7 @@ package blobstore
 import (
 	"context"
 	"io"
+	"strings"
 	"sync"
 
 	"desk"
@@ -21,6 +22,36 @@ type Blobs interface {
 	Get(ctx context.Context, key string) ([]byte, error)
 	// Open returns the bytes under key for streaming, with their size.
 	Open(ctx context.Context, key string) (io.ReadSeekCloser, int64, error)
+}
+
+// Stater is a Blobs that can tell whether it holds a key without reading
+// its bytes (S3's HEAD); Has uses it when the Blobs has it.
+type Stater interface {
+	Exists(ctx context.Context, key string) (bool, error)
+}
+
+// Verify reports whether data is the object key names, for the read tiers
+// in front of a store shared with other keys: a key of a code object
+// (…/objects/<type>/<2 chars>/<id>) must hash to its id, and any other key
+// passes.
+func Verify(key string, data []byte) bool {
+	i := strings.LastIndex(key, "objects/")
+	if i < 0 {
+		return true
+	}
+	parts := strings.Split(key[i+len("objects/"):], "/")
+	if len(parts) != 3 {
+		return true
+	}
+	t, err := code.ParseType(parts[0])
+	if err != nil {
+		return true
+	}
+	id, err := code.ParseID(parts[2])
+	if err != nil || !strings.HasPrefix(parts[2], parts[1]) {
+		return true
+	}
+	return code.Hash(t, data) == id
 }
 
 // Stores is the objects of every repository in one Blobs. It implements
@@ -129,9 +160,18 @@ func (s *Store) Get(ctx context.Context, t code.Type, id code.ID) ([]byte, error
 	return data, nil
 }
 
-// Has opens each object to see whether it is there.
+// Has asks whether each object is there: without reading it when the
+// Blobs can (Stater), else by opening it.
 func (s *Store) Has(ctx context.Context, refs []code.Ref) ([]bool, error) {
 	out := make([]bool, len(refs))
+	if st, ok := s.blobs.(Stater); ok {
+		err := each(len(refs), func(i int) error {
+			ok, err := st.Exists(ctx, s.key(refs[i].Type, refs[i].ID))
+			out[i] = ok
+			return err
+		})
+		return out, err
+	}
 	err := each(len(refs), func(i int) error {
 		r, _, err := s.blobs.Open(ctx, s.key(refs[i].Type, refs[i].ID))
 		switch {

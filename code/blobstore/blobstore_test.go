@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,6 +15,9 @@ import (
 	"desk/code"
 	"desk/code/blobstore"
 	"desk/code/codetest"
+	"desk/internal/s3server"
+	"desk/s3"
+	"desk/tiers"
 )
 
 // files is a store of bytes by key in a folder, one file per key, as the
@@ -73,5 +77,65 @@ func TestKeys(t *testing.T) {
 	id := o.ID.String()
 	if _, err := os.Stat(filepath.Join(dir, "repo-3", "objects", "tree", id[:2], id)); err != nil {
 		t.Fatal("the object is not under repo-3/objects/tree/<2>/<id>:", err)
+	}
+}
+
+// The object store suite on a real S3 server (Versity Gateway), behind
+// the read tiers a team server puts in front of it, each store a bucket of
+// its own.
+func TestSuiteOnS3BehindTheTiers(t *testing.T) {
+	srv := s3server.Start(t)
+	n := 0
+	codetest.ObjectStores(t, func(t *testing.T) code.ObjectStores {
+		n++
+		st, err := s3.New(s3.Config{Endpoint: srv.Endpoint, Region: srv.Region, Bucket: fmt.Sprintf("objects-%d", n),
+			AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.MakeBucket(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		disk, err := tiers.OpenDisk(t.TempDir(), 64<<20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return blobstore.New(tiers.New(st, tiers.Options{Tiers: []tiers.Tier{tiers.NewMemory(8 << 20), disk}, Verify: blobstore.Verify}))
+	})
+}
+
+// A damaged copy in a tier is a miss: the read goes on to S3 and gets
+// the intact object, and the tier's copy is dropped.
+func TestADamagedTierCopyIsAMiss(t *testing.T) {
+	ctx := context.Background()
+	srv := s3server.Start(t)
+	st, err := s3.New(s3.Config{Endpoint: srv.Endpoint, Region: srv.Region, Bucket: "damaged", AccessKey: srv.AccessKey, SecretKey: srv.SecretKey})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.MakeBucket(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mem := tiers.NewMemory(1 << 20)
+	ts := tiers.New(st, tiers.Options{Tiers: []tiers.Tier{mem}, Verify: blobstore.Verify})
+	objs := blobstore.New(ts).Objects(1)
+	o := code.NewObject(code.Blob, []byte("the real bytes\n"))
+	if _, err := objs.Put(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	key := code.RepoPrefix(1) + code.ObjectKey(code.Blob, o.ID)
+	mem.Put(ctx, key, []byte("spoiled"))
+	got, err := objs.Get(ctx, code.Blob, o.ID)
+	if err != nil || string(got) != "the real bytes\n" {
+		t.Fatalf("Get through a spoiled tier = %q, %v", got, err)
+	}
+	if st := ts.Stats(); st.TierFailures != 1 || st.StoreReads != 1 {
+		t.Fatalf("stats %+v: want one tier failure and one read of S3", st)
+	}
+	if b, ok := mem.Get(ctx, key); !ok || string(b) != "the real bytes\n" {
+		t.Fatalf("the tier holds %q after the read, want the intact copy", b)
+	}
+	if !blobstore.Verify("attachments/mygame/2026-09/a1b2.png", []byte("anything")) {
+		t.Fatal("Verify refused a key that is no code object")
 	}
 }

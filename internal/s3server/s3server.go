@@ -30,6 +30,7 @@ type Server struct {
 	SecretKey string
 	Dir       string // the folder its buckets live in
 	cmd       *exec.Cmd
+	exited    chan struct{}
 }
 
 var (
@@ -68,38 +69,45 @@ func Start(tb testing.TB) *Server {
 	if err != nil {
 		tb.Fatalf("no S3 server for the object store's tests: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	s, err := Launch(bin, tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// Launch runs the server bin over the folder dir (its buckets and their
+// metadata go under it), on a free port of the loopback interface with
+// keys of its own, and waits until it answers. Close ends it.
+func Launch(bin, dir string) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
 	addr := ln.Addr().String()
 	ln.Close()
-	dir := tb.TempDir()
 	data, sidecar := filepath.Join(dir, "data"), filepath.Join(dir, "meta")
 	for _, d := range []string{data, sidecar} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 	}
-	s := &Server{Endpoint: "http://" + addr, Region: "us-east-1", AccessKey: "desktest" + randHex(4), SecretKey: randHex(20), Dir: data}
+	s := &Server{Endpoint: "http://" + addr, Region: "us-east-1", AccessKey: "desktest" + randHex(4), SecretKey: randHex(20), Dir: data,
+		exited: make(chan struct{})}
 	s.cmd = exec.Command(bin, "--access", s.AccessKey, "--secret", s.SecretKey, "--region", s.Region, "--port", addr,
 		"posix", "--sidecar", sidecar, data)
-	var logBuf bytes.Buffer
+	var logBuf syncBuffer
 	s.cmd.Stdout, s.cmd.Stderr = &logBuf, &logBuf
 	if err := s.cmd.Start(); err != nil {
-		tb.Fatalf("start the S3 server %s: %v", bin, err)
+		return nil, fmt.Errorf("start the S3 server %s: %v", bin, err)
 	}
-	exited := make(chan struct{})
-	go func() { s.cmd.Wait(); close(exited) }()
-	tb.Cleanup(func() {
-		s.cmd.Process.Kill()
-		<-exited
-	})
+	go func() { s.cmd.Wait(); close(s.exited) }()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		select {
-		case <-exited:
-			tb.Fatalf("the S3 server stopped at once: %s", logBuf.String())
+		case <-s.exited:
+			return nil, fmt.Errorf("the S3 server stopped at once: %s", logBuf.String())
 		default:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -108,13 +116,38 @@ func Start(tb testing.TB) *Server {
 		cancel()
 		if err == nil {
 			resp.Body.Close()
-			return s
+			return s, nil
 		}
 		if time.Now().After(deadline) {
-			tb.Fatalf("the S3 server did not answer on %s within 20 s: %v; its log: %s", addr, err, logBuf.String())
+			s.Close()
+			return nil, fmt.Errorf("the S3 server did not answer on %s within 20 s: %v; its log: %s", addr, err, logBuf.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// Close ends the server and waits for it.
+func (s *Server) Close() {
+	s.cmd.Process.Kill()
+	<-s.exited
+}
+
+// syncBuffer is the server's log, written by its output's copiers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 // Stop kills the server, for tests of a store whose server went away.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentKeyMap, keyMap } from '../static/js/keyboard.js';
+import { agentKeyMap, codeKeyMap, keyMap } from '../static/js/keyboard.js';
 import { KEYS } from '../static/js/dialogs/help.js';
 import { suggestPrefix, suggestSlug } from '../static/js/dialogs/new-project.js';
 
@@ -47,4 +47,11 @@ test('the Agents view keeps the keys that do not act on the hidden list or issue
   map.Escape();
   map.a();
   assert.deepEqual(calls, ['move 1', 'move -1', 'escape', 'toggleAgents']);
+});
+
+test('the Code view keeps the shared keys and none that act on the hidden list or issue', () => {
+  const app = new Proxy({}, { get: (_, name) => () => name });
+  const map = codeKeyMap(app);
+  assert.deepEqual(Object.keys(map).sort(), ['/', '?', 'a', 'h', 'n', 'q', 'r', 't']);
+  for (const key of ['j', 'k', 'Enter', 'p', 'x', 'm']) assert.equal(map[key], undefined, `${key} acts in the Code view`);
 });

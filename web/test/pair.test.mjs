@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pickPair, chatEntry, mergeEntries, needsOwnersWord, memberLine, PHASES } from '../static/js/pair/pair-model.js';
+import { seated } from '../static/js/pair/pair-terminals.js';
 
 test('the view opens the pair the address names, else the newest live one', () => {
   const pairs = [{ id: 'p3', status: 'stopped' }, { id: 'p2', status: 'live' }, { id: 'p1', status: 'live' }];
@@ -40,5 +41,12 @@ test('members read as writer, critic, instance and unread', () => {
   assert.equal(memberLine({ live: true, of: 'codex', unread: 2 }), 'critic · instance of codex · 2 unread');
   assert.equal(memberLine({ live: false }), 'not started');
   assert.equal(memberLine({ left: true, live: true }), 'left');
+  assert.equal(memberLine({ live: false, session: 's-abc' }), 'starting');
   assert.deepEqual(PHASES, ['scoping', 'plan', 'code', 'review', 'test', 'pr', 'done']);
+});
+
+test('the terminals show only the seated members that did not leave', () => {
+  const members = [{ role: 'claude', session: 's-1' }, { role: 'codex', session: '' }, { role: 'opencode', session: 's-2', left: true }];
+  assert.deepEqual(seated(members).map((m) => m.role), ['claude']);
+  assert.deepEqual(seated(undefined), []);
 });

@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseRoute, formatRoute } from '../static/js/router.js';
+import { parseRoute, formatRoute, codeHash } from '../static/js/router.js';
 
-const route = (fields) => ({ project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null, office: false, ...fields });
+const route = (fields) => ({ project: null, issue: null, handoff: false, agents: false, agent: null, pair: false, pairId: null, office: false, code: null, ...fields });
 
 test('deep links name the project, an issue, the handoff or an agent session', () => {
   assert.deepEqual(parseRoute('#/mygame/mg-12'), route({ project: 'mygame', issue: 'MG-12' }));
@@ -38,4 +38,35 @@ test('the Pair view names a project and, optionally, one of its pairs', () => {
   assert.deepEqual(parseRoute('#/mygame/~pair'), route({ project: 'mygame', pair: true }));
   assert.deepEqual(parseRoute('#/mygame/~pair/p12'), route({ project: 'mygame', pair: true, pairId: 'p12' }));
   assert.deepEqual(parseRoute('#/mygame/~pair/<x>'), route({ project: 'mygame', pair: true }));
+});
+
+test('the Code view names a repository and its log, a folder or file, a blame or a change', () => {
+  const id = 'a'.repeat(64);
+  const code = (fields) => route({ code: { repo: 'acme/game', view: 'log', at: 'main', path: '', change: null, ...fields } });
+  assert.deepEqual(parseRoute('#/~code'), route({ code: { repo: null, view: 'log', at: 'main', path: '', change: null } }));
+  assert.deepEqual(parseRoute('#/~code/acme/game'), code({}));
+  assert.deepEqual(parseRoute('#/~code/acme/game/files/main'), code({ view: 'files' }));
+  assert.deepEqual(parseRoute(`#/~code/acme/game/files/${id}/src/a%20b.go`), code({ view: 'files', at: id, path: 'src/a b.go' }));
+  assert.deepEqual(parseRoute('#/~code/acme/game/blame/main/README.md'), code({ view: 'blame', path: 'README.md' }));
+  assert.deepEqual(parseRoute(`#/~code/acme/game/change/${id}`), code({ view: 'change', change: id }));
+  assert.deepEqual(parseRoute('#/~code/acme/game/history/src/a.go'), code({ view: 'history', path: 'src/a.go' }));
+  assert.deepEqual(parseRoute('#/~code/acme/game/search/main/a%2Fb%20c'), code({ view: 'search', q: 'a/b c' }));
+  assert.equal(codeHash({ repo: 'acme/game', view: 'search', at: 'main', q: 'a/b c' }), '#/~code/acme/game/search/main/a%2Fb%20c');
+  for (const hash of ['#/~code', '#/~code/acme/game', '#/~code/acme/game/files/main', `#/~code/acme/game/files/${id}/src/a%20b.go`,
+    '#/~code/acme/game/blame/main/README.md', `#/~code/acme/game/change/${id}`, '#/~code/acme/game/history/src/a.go']) {
+    assert.equal(formatRoute(parseRoute(hash)), hash);
+  }
+  assert.equal(codeHash({ repo: 'acme/game', view: 'files', at: 'main', path: 'a#b/c?d' }), '#/~code/acme/game/files/main/a%23b/c%3Fd');
+});
+
+test('a bad part of a Code address leaves the view at what comes before it', () => {
+  const log = { repo: 'acme/game', view: 'log', at: 'main', path: '', change: null };
+  assert.deepEqual(parseRoute('#/~code/acme/game/change/nothex').code, log);
+  assert.deepEqual(parseRoute('#/~code/acme/game/files/HEAD/a').code, log);
+  assert.deepEqual(parseRoute('#/~code/acme/game/files/main/../etc').code, log);
+  assert.deepEqual(parseRoute('#/~code/acme/game/blame/main').code, { ...log, view: 'files' });
+  assert.deepEqual(parseRoute('#/~code/acme/game/history').code, log);
+  assert.deepEqual(parseRoute('#/~code/acme/game/history/../x').code, log);
+  assert.equal(parseRoute('#/~code/acme').code.repo, null);
+  assert.equal(parseRoute('#/~code/a b/game').code.repo, null);
 });

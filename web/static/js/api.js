@@ -19,6 +19,11 @@ export function pageToken() {
   return document.querySelector('meta[name="desk-token"]')?.content || '';
 }
 
+/** True when this desk serves code (the /v1 routes); the server says so in the page. */
+export function servesCode() {
+  return document.querySelector('meta[name="desk-code"]')?.content === 'on';
+}
+
 async function errorOf(res) {
   let message = `${res.status} ${res.statusText}`;
   try {
@@ -67,6 +72,11 @@ export async function getVersioned(url, etag, options = {}) {
     return { data: null, etag: tag, unchanged: true };
   }
   return { data: await res.json(), etag: tag, unchanged: false };
+}
+
+/** GET whatever the server answers (bytes, text), as the Response; errors as for getJSON. */
+export function getRaw(url, options = {}) {
+  return request('GET', url, options);
 }
 
 export async function postJSON(url, body, options = {}) {

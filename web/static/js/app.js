@@ -12,7 +12,7 @@
 // the rows are on screen, see LATER_MODULES); each part draws itself when it
 // is there.
 
-import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort, Latest, takeEarlyList } from './api.js';
+import { getJSON, getVersioned, postJSON, patchJSON, paths, isAbort, Latest, takeEarlyList, servesCode } from './api.js';
 import { parseRoute, formatRoute } from './router.js';
 import { prefs } from './prefs.js';
 import { defaultFilters, cleanFilters, listQuery, viewLimit, FIRST_PAGE } from './list-query.js';
@@ -55,6 +55,8 @@ const LATER_MODULES = [
   'dialogs/merge.js', 'dialogs/help.js', 'first-run.js',
   'office/office-view.js', 'office/office-api.js', 'office/model.js', 'office/scene.js', 'office/art.js', 'office/renderer.js',
   'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
+  'code/code-view.js', 'code/code-strip.js', 'code/code-api.js', 'code/code-model.js', 'code/overlap-cards.js',
+  'detail/landings.js',
 ];
 
 // An issue no agent session works on.
@@ -108,6 +110,11 @@ export class DeskApp {
     this.officePane = document.getElementById('office-pane');
     /** @type {import('./office/office-view.js').OfficeView|null} */
     this.officeView = null;
+    this.codePane = document.getElementById('code-pane');
+    /** @type {import('./code/code-view.js').CodeView|null} */
+    this.codeView = null;
+    /** @type {import('./code/code-strip.js').CodeStrip|null} the project's code on its page */
+    this.codeStrip = null;
     /** @type {import('./detail/detail-view.js').DetailView|null} */
     this.detailView = null;
     /** @type {import('./handoff-view.js').HandoffView|null} */
@@ -184,8 +191,18 @@ export class DeskApp {
         },
         shownChange: () => this.project?.last_change,
       });
-      this.live.follow(this.route.agents || this.route.office ? null : this.slug);
+      this.live.follow(this.route.agents || this.route.office || this.route.code ? null : this.slug);
+      if (servesCode()) this.loadCodeStrip();
     });
+  }
+
+  // The project's code on its page: its repositories and their overlaps.
+  loadCodeStrip() {
+    this.codeStripLoading ||= Promise.all([import('./code/code-strip.js'), this.codeStyle()]).then(([m]) => {
+      this.codeStrip = new m.CodeStrip(this.listPane.codeEl, this);
+      if (this.slug) this.codeStrip.update();
+    });
+    return this.codeStripLoading;
   }
 
   // The issue view, the handoff and the agents view, with their styles,
@@ -270,8 +287,12 @@ export class DeskApp {
     if (this.officePane.hidden !== !route.office) this.officePane.hidden = !route.office;
     if (route.office) this.showOffice();
     else this.officeView?.hide();
+    this.workspace.classList.toggle('code', Boolean(route.code));
+    if (this.codePane.hidden !== !route.code) this.codePane.hidden = !route.code;
+    if (route.code) this.showCode();
+    else this.codeView?.hide();
     document.body.classList.toggle('detail-open', Boolean(route.issue || route.handoff || route.pair));
-    if (route.agents || route.office) {
+    if (route.agents || route.office || route.code) {
       this.live?.follow(null);
     } else if (!route.project) {
       this.chooseProject();
@@ -306,6 +327,23 @@ export class DeskApp {
     this.officeLoading.then(
       () => this.route.office && this.officeView.show(),
       (err) => toastError(err, 'Could not load the office'),
+    );
+  }
+
+  /** The style of the Code view and of the project's code, loaded once. */
+  codeStyle() {
+    this.codeStyleLoading ||= loadStyle(new URL('../css/code.css', import.meta.url).pathname);
+    return this.codeStyleLoading;
+  }
+
+  // The Code view (code/code-view.js), loaded when it is first opened.
+  showCode() {
+    this.codeLoading ||= Promise.all([import('./code/code-view.js'), this.codeStyle()]).then(([m]) => {
+      this.codeView = new m.CodeView(this.codePane, this);
+    });
+    this.codeLoading.then(
+      () => this.route.code && this.codeView.show(this.route.code),
+      (err) => toastError(err, 'Could not load the code'),
     );
   }
 
@@ -395,6 +433,7 @@ export class DeskApp {
     this.loadList();
     this.loadProject();
     this.live?.follow(slug);
+    this.codeStrip?.update();
   }
 
   switchProject(slug) {
@@ -412,8 +451,9 @@ export class DeskApp {
       this.projectsLoaded = true;
       if (!this.project && this.slug) this.project = this.projects.find((p) => p.slug === this.slug) || null;
       this.topBar?.render();
-      // The Agents view names sessions' projects.
+      // The Agents view names sessions' projects, the Code view links intents to them.
       this.agentsView?.update();
+      this.codeView?.projectsLoaded();
     } catch (err) {
       if (!isAbort(err) && req.current()) toastError(err, 'Could not load the projects');
     }

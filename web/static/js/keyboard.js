@@ -75,16 +75,27 @@ export function officeKeyMap(app) {
   return Object.assign(map, { Escape: () => app.officeView?.escape() });
 }
 
+/**
+ * The keys of the Code view: the shared ones only (the list and the open
+ * issue, which it hides, take no keys there).
+ * @param {import('./app.js').DeskApp} app
+ */
+export function codeKeyMap(app) {
+  const all = keyMap(app);
+  return Object.fromEntries(SHARED_KEYS.map((k) => [k, all[k]]));
+}
+
 export function installKeyboard(app) {
   const list = keyMap(app);
   const agents = agentKeyMap(app);
   const office = officeKeyMap(app);
+  const code = codeKeyMap(app);
   document.addEventListener('keydown', (e) => {
     if (e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
     if (isTyping(e.target) || dialogOpen()) return;
     // Enter on a button or link does what the button or link says.
     if (e.key === 'Enter' && e.target instanceof Element && e.target.closest('button, a, [role="button"], summary, .splitter')) return;
-    const action = (app.route.office ? office : app.route.agents ? agents : list)[e.key];
+    const action = (app.route.office ? office : app.route.agents ? agents : app.route.code ? code : list)[e.key];
     if (!action) return;
     e.preventDefault();
     action();

@@ -61,8 +61,15 @@ export class LiveUpdates {
     // Office rows: a new layout or new seat choices, for the office alone.
     const officeRows = batch.filter((c) => c.type === 'office');
     if (officeRows.length) app.officeView?.changed(officeRows);
-    const own = new Set(['agent', 'pair', 'office']);
-    const changes = agentRows.length || pairRows.length || officeRows.length ? batch.filter((c) => !own.has(c.type)) : batch;
+    // Code rows: a landing or an open change sent; the Code view and the
+    // project page's code follow them.
+    const codeRows = batch.filter((c) => c.type === 'code');
+    if (codeRows.length) {
+      app.codeView?.changed(codeRows);
+      if (codeRows.some((c) => c.project === app.slug)) app.codeStrip?.changed();
+    }
+    const own = new Set(['agent', 'pair', 'office', 'code']);
+    const changes = agentRows.length || pairRows.length || officeRows.length || codeRows.length ? batch.filter((c) => !own.has(c.type)) : batch;
     const mine = changes.filter((c) => c.project === app.slug);
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;

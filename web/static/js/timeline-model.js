@@ -3,10 +3,11 @@
 // browser.
 
 import { statusLabel } from './enums.js';
+import { codeHash } from './router.js';
 
 /**
- * @typedef {string | {code: string} | {issue: string} | {status: string}} Part
- * A piece of an activity sentence: plain text, a command, an issue link or a status pill.
+ * @typedef {string | {code: string} | {issue: string} | {status: string} | {href: string, text: string}} Part
+ * A piece of an activity sentence: plain text, a command, an issue link, a status pill or a link.
  */
 
 /**
@@ -111,6 +112,13 @@ export function describeActivity(activity) {
       return ['unmerged it from ', { issue: d.from || '' }];
     case 'build':
       return [`handed over in ${buildName(d)}`];
+    case 'landed': {
+      const change = String(d.change || '');
+      const parts = ['landed ', { href: codeHash({ repo: String(d.repo || '/'), view: 'change', change }), text: change.slice(0, 12) }];
+      parts.push(` on ${d.repo} main${d.rebased ? ' (merged on the server)' : ''}`);
+      if (d.message) parts.push(`: ${d.message}`);
+      return parts;
+    }
     default:
       return [activity.action.replace(/_/g, ' ')];
   }
@@ -134,7 +142,7 @@ function describePlan(d) {
 /** Plain text of a sentence, for copying and for tests. */
 export function partsText(parts) {
   return parts
-    .map((p) => (typeof p === 'string' ? p : p.code ?? p.issue ?? statusLabel(p.status)))
+    .map((p) => (typeof p === 'string' ? p : p.code ?? p.issue ?? p.text ?? statusLabel(p.status)))
     .join('');
 }
 

@@ -3,6 +3,8 @@
 
 import { h, replaceChildren, icon } from './dom.js';
 import { cycleTheme, themeLabel } from './theme.js';
+import { codeHash } from './router.js';
+import { servesCode } from './api.js';
 
 const SEARCH_DEBOUNCE_MS = 160;
 
@@ -94,12 +96,15 @@ export class TopBar {
     const slug = (project || projects.find((p) => p.slug === route.project))?.slug;
     const waiting = this.app.agents?.attention || 0;
     // Agent changes redraw the links often; unchanged links stay, and so does a focus on them.
-    const signature = `${slug}|${route.handoff}|${route.pair}|${route.agents}|${route.office}|${waiting}`;
+    // The Code link opens the project's repository when it has one.
+    const repo = slug ? this.app.codeStrip?.reposOf(slug)[0] : null;
+    const codeHref = repo ? codeHash({ repo: repo.slug }) : '#/~code';
+    const signature = `${slug}|${route.handoff}|${route.pair}|${route.agents}|${route.office}|${Boolean(route.code)}|${codeHref}|${waiting}`;
     if (signature === this.navSignature) return;
     this.navSignature = signature;
     const links = [];
     if (slug) {
-      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair && !route.office ? 'page' : null }, 'Issues'));
+      links.push(h('a', { href: `#/${slug}`, 'aria-current': !route.handoff && !route.agents && !route.pair && !route.office && !route.code ? 'page' : null }, 'Issues'));
       links.push(h('a', { href: `#/${slug}/~handoff`, 'aria-current': route.handoff ? 'page' : null }, 'Handoff'));
       links.push(h('a', { href: `#/${slug}/~pair`, 'aria-current': route.pair ? 'page' : null, title: 'The agents pairing on this project' }, 'Pair'));
     }
@@ -110,6 +115,7 @@ export class TopBar {
       title: waiting ? `Agents: ${needYou} (a)` : 'Every agent session on this machine (a)',
     }, 'Agents', waiting ? [h('span', { class: 'nav-count', 'aria-hidden': 'true' }, String(waiting)), h('span', { class: 'visually-hidden' }, `, ${needYou}`)] : null));
     links.push(h('a', { href: '#/~office', 'aria-current': route.office ? 'page' : null, title: 'The agents at work, as an office' }, 'Office'));
+    if (servesCode()) links.push(h('a', { href: codeHref, 'aria-current': route.code ? 'page' : null, title: 'The code: log, files, diffs, blame and overlaps' }, 'Code'));
     replaceChildren(this.nav, links);
   }
 

@@ -11,6 +11,7 @@ import { detailHeader } from './header.js';
 import { detailFields } from './fields.js';
 import { locationCard } from './location-card.js';
 import { planSection } from './plan.js';
+import { landingsSection } from './landings.js';
 import { relationsSection } from './relations.js';
 import { attachmentsSection } from './attachments.js';
 import { timelineSection } from './timeline.js';
@@ -168,6 +169,7 @@ export class DetailView {
       issueBuildCard(detail),
       locationCard(detail, ctx),
       planSection(detail, ctx),
+      landingsSection(detail),
       relationsSection(detail, ctx),
       detailFields(detail, ctx),
       attachmentsSection(detail, ctx),

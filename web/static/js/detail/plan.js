@@ -4,6 +4,7 @@
 
 import { h, replaceChildren } from '../dom.js';
 import { renderInline } from '../markdown.js';
+import { stepCommit } from './landings.js';
 
 const STATE_LABELS = { todo: 'to do', doing: 'doing', done: 'done', dropped: 'dropped' };
 
@@ -60,7 +61,7 @@ export function planSection(detail, ctx) {
       { class: `step step-${step.state}` },
       h('label', { class: 'step-main' }, box, text),
       h('span', { class: 'step-state' }, STATE_LABELS[step.state] || step.state),
-      step.commit ? h('code', { class: 'step-commit', title: 'Commit' }, step.commit) : null,
+      step.commit ? stepCommit(detail, step.commit) : null,
       noteButton,
       note,
     );

@@ -29,6 +29,7 @@ function partsNodes(parts, ctx) {
     if (typeof p === 'string') return p;
     if (p.code !== undefined) return h('code', null, p.code);
     if (p.issue !== undefined) return h('a', { href: ctx.app.issueHref(p.issue), class: 'issue-ref' }, p.issue);
+    if (p.href !== undefined) return h('a', { href: p.href, class: 'code-change' }, p.text);
     const span = h('span');
     span.innerHTML = statusPill(p.status);
     return span.firstElementChild;

@@ -50,13 +50,15 @@ export class ListPane {
     });
 
     this.filtersEl = h('div', { class: 'filters' });
+    // The project's code: its repositories and their overlaps (code/code-strip.js).
+    this.codeEl = h('section', { class: 'code-strip', 'aria-label': 'Code', hidden: true });
     this.selectionEl = h('div', { class: 'selection-bar', role: 'region', 'aria-label': 'Selection', hidden: true });
     this.loading = h('div', { class: 'list-loading', hidden: true, 'aria-hidden': 'true' });
     this.body = h('div', { class: 'list-body' });
     this.message = h('div', { class: 'list-message' });
     this.footer = h('div', { class: 'list-footer', hidden: true });
     this.frame = h('div', { class: 'list-frame' }, this.loading, this.body);
-    el.append(this.quickForm, this.quickHint, this.filtersEl, this.selectionEl, this.message, this.frame, this.footer);
+    el.append(this.quickForm, this.quickHint, this.filtersEl, this.codeEl, this.selectionEl, this.message, this.frame, this.footer);
 
     this.filters = new FiltersBar(this.filtersEl, app);
     this.selectionBar = new SelectionBar(this.selectionEl, app);

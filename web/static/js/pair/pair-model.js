@@ -9,7 +9,7 @@ export const PHASES = ['scoping', 'plan', 'code', 'review', 'test', 'pr', 'done'
 export const CHAT_KINDS = new Set([
   'created', 'joined', 'claim', 'release', 'advance', 'veto', 'round_closed', 'round_opened', 'letter', 'note', 'task', 'patch',
   'evidence', 'refusal', 'owner_ok', 'unblock_approved', 'unblock_refused', 'restart', 'stopped', 'swap', 'report', 'budget',
-  'delivered', 'nudge', 'patch_waiting', 'pilot_parked',
+  'delivered', 'nudge', 'patch_waiting', 'pilot_parked', 'seated', 'round_report',
 ]);
 
 /**
@@ -85,7 +85,7 @@ export function memberLine(m) {
   const parts = [];
   if (m.writer) parts.push('writer');
   else if (m.left) parts.push('left');
-  else if (!m.live) parts.push('not started');
+  else if (!m.live) parts.push(m.session ? 'starting' : 'not started');
   else parts.push('critic');
   if (m.of) parts.push(`instance of ${m.of}`);
   if (m.unread) parts.push(`${m.unread} unread`);

@@ -9,6 +9,7 @@ import { getJSON, postJSON, isAbort, Latest, pageToken } from '../api.js';
 import { timeAgo, formatClock } from '../format.js';
 import { toastError, toast } from '../toast.js';
 import { PHASES, pickPair, chatEntry, mergeEntries, needsOwnersWord, memberLine } from './pair-model.js';
+import { PairTerminals, seated } from './pair-terminals.js';
 
 const enc = encodeURIComponent;
 const pairPaths = {
@@ -35,6 +36,7 @@ export class PairView {
     this.next = 0;
     this.timer = 0;
     this.reading = null;
+    this.terminals = new PairTerminals();
   }
 
   get isOpen() {
@@ -59,6 +61,7 @@ export class PairView {
     clearTimeout(this.timer);
     this.timer = 0;
     this.slug = null;
+    this.terminals.stop();
   }
 
   /** Pair rows of the live stream: the state and the conversation follow. */
@@ -154,10 +157,12 @@ export class PairView {
         h('div', { class: 'pair-title' }, h('h1', null, `Pair ${p.id}`), h('span', { class: `chip pair-status ${st.status}` }, st.status), picker),
         h('p', { class: 'pair-task' }, st.task),
         phaseTrack),
-      h('div', { class: 'pair-body' },
+      h('div', { class: seated(st.members).length && st.status === 'live' ? 'pair-body with-terminals' : 'pair-body' },
         h('div', { class: 'pair-side' }, facts, h('section', { class: 'pair-section' }, h('h2', null, 'Members'), members),
           h('section', { class: 'pair-section' }, h('h2', null, 'Closing the round'), blocking, okButton), tasks, patches, evidence),
-        h('section', { class: 'pair-conversation' }, h('h2', null, 'Conversation'), this.chat))));
+        h('section', { class: 'pair-conversation' }, h('h2', null, 'Conversation'), this.chat),
+        st.status === 'live' && seated(st.members).length ? this.terminals.show(st.members) : null)));
+    if (st.status !== 'live' || !seated(st.members).length) this.terminals.stop();
     if (atBottom) this.chat.scrollTop = this.chat.scrollHeight;
   }
 

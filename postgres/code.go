@@ -1,0 +1,479 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"desk"
+	"desk/code"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// CodeStore keeps the code's tables in the team database. It implements
+// code.Store. Main moves by a compare-and-swap on its revision decided by
+// one UPDATE, inside a write transaction, so any number of replicas may
+// land at once: one wins each revision, the others get code.ErrMoved and
+// land again on the new main.
+type CodeStore struct {
+	db *DB
+}
+
+var _ code.Store = (*CodeStore)(nil)
+
+// Code returns the store of the code's tables.
+func (db *DB) Code() *CodeStore { return &CodeStore{db: db} }
+
+const mainRef = "main"
+
+// CreateRepo adds a repository.
+func (s *CodeStore) CreateRepo(ctx context.Context, owner, name, project string) (*code.Repo, error) {
+	var r *code.Repo
+	err := s.db.update(ctx, func(tx *Tx) error {
+		var id int64
+		err := tx.queryRow(`INSERT INTO code_repos (owner, name, project, created_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (owner, name) DO NOTHING RETURNING id`, owner, name, project, tx.ts).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return desk.Errorf(desk.Conflict, "the repository %s/%s exists", owner, name)
+		}
+		if err != nil {
+			return err
+		}
+		r = &code.Repo{ID: id, Owner: owner, Name: name, Project: project, CreatedAt: tx.ts}
+		tx.projectChange(project, "repo_created", "")
+		return nil
+	})
+	return r, err
+}
+
+// Repo returns a repository.
+func (s *CodeStore) Repo(ctx context.Context, owner, name string) (*code.Repo, error) {
+	r := &code.Repo{Owner: owner, Name: name}
+	err := s.db.pool.QueryRow(ctx, `SELECT id, project, created_at FROM code_repos WHERE owner = $1 AND name = $2`, owner, name).
+		Scan(&r.ID, &r.Project, &r.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, desk.Errorf(desk.NotFound, "no repository %s/%s", owner, name).WithHint("desk repo create " + owner + "/" + name + " makes it")
+	}
+	return r, err
+}
+
+// Repos lists every repository with its head and number of landings.
+func (s *CodeStore) Repos(ctx context.Context) ([]*code.RepoSummary, error) {
+	var out []*code.RepoSummary
+	err := eachRow(ctx, s.db.pool, `SELECT r.id, r.owner, r.name, r.project, r.created_at, f.head,
+		coalesce((SELECT max(seq) FROM change_log l WHERE l.repo_id = r.id), 0)
+		FROM code_repos r LEFT JOIN code_refs f ON f.repo_id = r.id AND f.name = 'main' ORDER BY r.owner COLLATE "C", r.name COLLATE "C"`, nil,
+		func(rs pgx.Rows) error {
+			var r code.RepoSummary
+			var head []byte
+			if err := rs.Scan(&r.ID, &r.Owner, &r.Name, &r.Project, &r.CreatedAt, &head, &r.Landings); err != nil {
+				return err
+			}
+			if head != nil {
+				id := codeID(head)
+				r.Head = &id
+			}
+			r.Slug = r.Repo.Slug()
+			out = append(out, &r)
+			return nil
+		})
+	return out, err
+}
+
+// LinkRepo links a repository to a project.
+func (s *CodeStore) LinkRepo(ctx context.Context, repo int64, project string) error {
+	return s.db.update(ctx, func(tx *Tx) error {
+		tag, err := tx.tx.Exec(ctx, `UPDATE code_repos SET project = $1 WHERE id = $2`, project, repo)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return desk.Errorf(desk.NotFound, "no repository with id %d", repo)
+		}
+		tx.projectChange(project, "repo_linked", "")
+		return nil
+	})
+}
+
+// IndexChanges adds the rows that are not there yet.
+func (s *CodeStore) IndexChanges(ctx context.Context, repo int64, rows []code.ChangeRow) error {
+	return s.db.update(ctx, func(tx *Tx) error { return tx.indexChanges(repo, rows) })
+}
+
+func (tx *Tx) indexChanges(repo int64, rows []code.ChangeRow) error {
+	for i := range rows {
+		r := &rows[i]
+		parents := make([]byte, 0, 32*len(r.Parents))
+		for _, p := range r.Parents {
+			parents = append(parents, p[:]...)
+		}
+		tag, err := tx.tx.Exec(tx.ctx, `INSERT INTO code_changes (repo_id, id, tree, parents, author, time, message, intents, generation)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+			repo, r.ID[:], r.Tree[:], parents, r.Author, desk.FormatTime(r.Time), r.Message, strings.Join(r.Intents, " "), r.Generation)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			continue
+		}
+		for _, in := range r.Intents {
+			if err := tx.exec(`INSERT INTO code_change_intents (repo_id, issue, change) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, repo, in, r.ID[:]); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+const changeColumns = `c.id, c.tree, c.parents, c.author, c.time, c.message, c.intents, c.generation`
+
+func scanChange(sc pgx.Row, extra ...any) (*code.ChangeRow, error) {
+	var (
+		r                 code.ChangeRow
+		id, tree, parents []byte
+		at, intents       string
+	)
+	if err := sc.Scan(append([]any{&id, &tree, &parents, &r.Author, &at, &r.Message, &intents, &r.Generation}, extra...)...); err != nil {
+		return nil, err
+	}
+	r.ID, r.Tree = codeID(id), codeID(tree)
+	for len(parents) >= 32 {
+		r.Parents = append(r.Parents, codeID(parents[:32]))
+		parents = parents[32:]
+	}
+	r.Time, _ = desk.ParseTime(at)
+	r.Intents = []string{}
+	if intents != "" {
+		r.Intents = strings.Split(intents, " ")
+	}
+	return &r, nil
+}
+
+func codeID(b []byte) code.ID {
+	var id code.ID
+	copy(id[:], b)
+	return id
+}
+
+// Change returns the row of an indexed change.
+func (s *CodeStore) Change(ctx context.Context, repo int64, id code.ID) (*code.ChangeRow, error) {
+	return changeRow(ctx, s.db.pool, repo, id)
+}
+
+func changeRow(ctx context.Context, q querier, repo int64, id code.ID) (*code.ChangeRow, error) {
+	r, err := scanChange(q.QueryRow(ctx, `SELECT `+changeColumns+` FROM code_changes c WHERE c.repo_id = $1 AND c.id = $2`, repo, id[:]))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, desk.Errorf(desk.NotFound, "no change %s in this repository", id)
+	}
+	return r, err
+}
+
+// HasChanges reports which changes are indexed, in one query.
+func (s *CodeStore) HasChanges(ctx context.Context, repo int64, ids []code.ID) ([]bool, error) {
+	out := make([]bool, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	keys := make([][]byte, len(ids))
+	for i := range ids {
+		keys[i] = ids[i][:]
+	}
+	have := map[code.ID]bool{}
+	err := eachRow(ctx, s.db.pool, `SELECT id FROM code_changes WHERE repo_id = $1 AND id = ANY($2)`, []any{repo, keys}, func(rs pgx.Rows) error {
+		var b []byte
+		if err := rs.Scan(&b); err != nil {
+			return err
+		}
+		have[codeID(b)] = true
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, id := range ids {
+		out[i] = have[id]
+	}
+	return out, nil
+}
+
+// Head returns where main stands.
+func (s *CodeStore) Head(ctx context.Context, repo int64) (code.Head, error) {
+	return readHead(ctx, s.db.pool, repo)
+}
+
+func readHead(ctx context.Context, q querier, repo int64) (code.Head, error) {
+	var h code.Head
+	var head []byte
+	err := q.QueryRow(ctx, `SELECT head, rev FROM code_refs WHERE repo_id = $1 AND name = $2`, repo, mainRef).Scan(&head, &h.Rev)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return h, nil
+	}
+	if err != nil {
+		return h, err
+	}
+	id := codeID(head)
+	h.Change = &id
+	return h, nil
+}
+
+// swapMain moves main from revision from to the change to, or reports
+// false when main is no longer at from. The statement alone decides: it
+// holds the row's lock, so of two transactions swapping from one revision
+// exactly one changes a row.
+func (tx *Tx) swapMain(repo, from int64, to code.ID) (bool, error) {
+	var sql string
+	args := []any{repo, mainRef, to[:]}
+	if from == 0 {
+		sql = `INSERT INTO code_refs (repo_id, name, head, rev) VALUES ($1, $2, $3, 1) ON CONFLICT DO NOTHING`
+	} else {
+		sql = `UPDATE code_refs SET head = $3, rev = rev + 1 WHERE repo_id = $1 AND name = $2 AND rev = $4`
+		args = append(args, from)
+	}
+	tag, err := tx.tx.Exec(tx.ctx, sql, args...)
+	if err != nil {
+		return false, err
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// MoveMain swaps main and writes what goes with the move.
+func (s *CodeStore) MoveMain(ctx context.Context, m code.Move) ([]code.LogEntry, error) {
+	var out []code.LogEntry
+	err := s.db.update(ctx, func(tx *Tx) error {
+		out = nil
+		var repo code.Repo
+		if err := tx.queryRow(`SELECT owner, name, project FROM code_repos WHERE id = $1`, m.Repo).Scan(&repo.Owner, &repo.Name, &repo.Project); err != nil {
+			if errors.Is(err, pgx.ErrNoRows) {
+				return desk.Errorf(desk.NotFound, "no repository with id %d", m.Repo)
+			}
+			return err
+		}
+		ok, err := tx.swapMain(m.Repo, m.FromRev, m.To)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return code.ErrMoved
+		}
+		if err := tx.indexChanges(m.Repo, m.NewChanges); err != nil {
+			return err
+		}
+		var seq int64
+		if err := tx.queryRow(`SELECT coalesce(max(seq), 0) FROM change_log WHERE repo_id = $1`, m.Repo).Scan(&seq); err != nil {
+			return err
+		}
+		for _, e := range m.Entries {
+			seq++
+			e.Seq, e.LandedAt = seq, tx.now.Truncate(time.Millisecond)
+			if e.LandedBy == "" {
+				e.LandedBy = m.By
+			}
+			tag, err := tx.tx.Exec(tx.ctx, `INSERT INTO change_log (repo_id, seq, change, submitted, rebased, landed_by, landed_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (repo_id, submitted) DO NOTHING`,
+				m.Repo, seq, e.Change[:], e.Submitted[:], e.Rebased, e.LandedBy, tx.ts)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 0 {
+				return desk.Errorf(desk.Conflict, "the change %s has landed already", e.Submitted)
+			}
+			row, err := changeRow(tx.ctx, tx, m.Repo, e.Change)
+			if err != nil {
+				return err
+			}
+			e.Row = *row
+			if err := tx.exec(`DELETE FROM code_open_changes WHERE repo_id = $1 AND change IN ($2, $3)`, m.Repo, e.Submitted[:], e.Change[:]); err != nil {
+				return err
+			}
+			if err := tx.recordLanding(&repo, &e); err != nil {
+				return err
+			}
+			out = append(out, e)
+		}
+		for _, g := range m.GitCommits {
+			if err := tx.addGitCommit(m.Repo, g); err != nil {
+				return err
+			}
+		}
+		if len(out) > 0 {
+			tx.feed(desk.Change{Project: repo.Project, Type: desk.ChangeCode, ID: seq, Action: desk.ActLanded, Actor: m.By}, 0)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// recordLanding adds a "landed" entry to the timeline of each desk issue
+// the landed change names. An intent that names no issue of this desk is
+// left: a landing is never refused for it.
+func (tx *Tx) recordLanding(repo *code.Repo, e *code.LogEntry) error {
+	if len(e.Row.Intents) == 0 {
+		return nil
+	}
+	l := desk.Landing{
+		Repo: repo.Slug(), Seq: e.Seq, Change: e.Change.String(), Submitted: e.Submitted.String(), Rebased: e.Rebased,
+		Message: firstLine(e.Row.Message), Author: e.Row.Author, LandedBy: e.LandedBy, LandedAt: desk.FormatTime(e.LandedAt),
+	}
+	for _, id := range e.Row.Intents {
+		r, _, err := resolve(tx.ctx, tx, id)
+		if desk.ErrorCode(err) == desk.NotFound {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.activity(r, desk.CleanActor(e.LandedBy, desk.OwnerActor), desk.ActLanded, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimLeft(s, "\n")
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimSpace(s)
+}
+
+const logColumns = `l.seq, l.change, l.submitted, l.rebased, l.landed_by, l.landed_at`
+
+const logSelect = `SELECT ` + changeColumns + `, ` + logColumns + ` FROM change_log l
+	JOIN code_changes c ON c.repo_id = l.repo_id AND c.id = l.change WHERE l.repo_id = $1`
+
+func scanLog(sc pgx.Row) (*code.LogEntry, error) {
+	var (
+		e                 code.LogEntry
+		change, submitted []byte
+		at                string
+	)
+	row, err := scanChange(sc, &e.Seq, &change, &submitted, &e.Rebased, &e.LandedBy, &at)
+	if err != nil {
+		return nil, err
+	}
+	e.Row = *row
+	e.Change, e.Submitted = codeID(change), codeID(submitted)
+	e.LandedAt, _ = desk.ParseTime(at)
+	return &e, nil
+}
+
+// Landed returns the entry of a submitted change.
+func (s *CodeStore) Landed(ctx context.Context, repo int64, id code.ID) (*code.LogEntry, error) {
+	e, err := scanLog(s.db.pool.QueryRow(ctx, logSelect+` AND l.submitted = $2`, repo, id[:]))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	return e, err
+}
+
+// Log returns landings, newest first.
+func (s *CodeStore) Log(ctx context.Context, repo int64, q code.LogQuery) ([]code.LogEntry, error) {
+	query := logSelect
+	args := []any{repo}
+	if q.Before > 0 {
+		args = append(args, q.Before)
+		query += ` AND l.seq < $` + itoa64(int64(len(args)))
+	}
+	if len(q.Intents) > 0 {
+		args = append(args, q.Intents)
+		query += ` AND l.change IN (SELECT change FROM code_change_intents WHERE repo_id = $1 AND issue = ANY($` + itoa64(int64(len(args))) + `))`
+	}
+	args = append(args, q.Limit)
+	query += ` ORDER BY l.seq DESC LIMIT $` + itoa64(int64(len(args)))
+	out := []code.LogEntry{}
+	err := eachRow(ctx, s.db.pool, query, args, func(rs pgx.Rows) error {
+		e, err := scanLog(rs)
+		if err != nil {
+			return err
+		}
+		out = append(out, *e)
+		return nil
+	})
+	return out, err
+}
+
+// LogCount returns the number of landings.
+func (s *CodeStore) LogCount(ctx context.Context, repo int64) (int64, error) {
+	var n int64
+	err := s.db.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM change_log WHERE repo_id = $1`, repo).Scan(&n)
+	return n, err
+}
+
+// PutOpenChange records a work folder's open change. It takes no writers'
+// lock: it appends no feed row, and one statement decides it.
+func (s *CodeStore) PutOpenChange(ctx context.Context, o code.OpenChange) error {
+	paths, err := json.Marshal(o.Paths)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.pool.Exec(ctx, `INSERT INTO code_open_changes (repo_id, workspace, change, author, intents, paths, sent_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
+		ON CONFLICT (repo_id, workspace) DO UPDATE SET change = excluded.change, author = excluded.author,
+		intents = excluded.intents, paths = excluded.paths, sent_at = excluded.sent_at`,
+		o.Repo, o.Workspace, o.Change[:], o.Author, strings.Join(o.Intents, " "), string(paths), desk.FormatTime(o.SentAt))
+	return err
+}
+
+// OpenChanges lists the open changes sent since a time.
+func (s *CodeStore) OpenChanges(ctx context.Context, repo int64, since time.Time) ([]code.OpenChange, error) {
+	out := []code.OpenChange{}
+	err := eachRow(ctx, s.db.pool, `SELECT workspace, change, author, intents, paths, sent_at FROM code_open_changes
+		WHERE repo_id = $1 AND sent_at >= $2 ORDER BY sent_at, workspace COLLATE "C"`, []any{repo, desk.FormatTime(since)}, func(rs pgx.Rows) error {
+		o := code.OpenChange{Repo: repo, Intents: []string{}}
+		var change []byte
+		var intents, paths, at string
+		if err := rs.Scan(&o.Workspace, &change, &o.Author, &intents, &paths, &at); err != nil {
+			return err
+		}
+		o.Change = codeID(change)
+		if intents != "" {
+			o.Intents = strings.Split(intents, " ")
+		}
+		if err := json.Unmarshal([]byte(paths), &o.Paths); err != nil {
+			return err
+		}
+		o.SentAt, _ = desk.ParseTime(at)
+		out = append(out, o)
+		return nil
+	})
+	return out, err
+}
+
+// GitCommits returns the map of git commits to changes.
+func (s *CodeStore) GitCommits(ctx context.Context, repo int64) ([]code.GitCommit, error) {
+	var out []code.GitCommit
+	err := eachRow(ctx, s.db.pool, `SELECT git_commit, change FROM code_git_commits WHERE repo_id = $1`, []any{repo}, func(rs pgx.Rows) error {
+		var g code.GitCommit
+		var change []byte
+		if err := rs.Scan(&g.Commit, &change); err != nil {
+			return err
+		}
+		g.Change = codeID(change)
+		out = append(out, g)
+		return nil
+	})
+	return out, err
+}
+
+// AddGitCommits adds entries to the map of git commits.
+func (s *CodeStore) AddGitCommits(ctx context.Context, repo int64, m []code.GitCommit) error {
+	return s.db.update(ctx, func(tx *Tx) error {
+		for _, g := range m {
+			if err := tx.addGitCommit(repo, g); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (tx *Tx) addGitCommit(repo int64, g code.GitCommit) error {
+	return tx.exec(`INSERT INTO code_git_commits (repo_id, git_commit, change) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, repo, g.Commit, g.Change[:])
+}

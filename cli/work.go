@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,10 @@ func relistBase(ctx context.Context, f *workfolder.Folder, client *deskhttp.Code
 
 // serverError words a refusal of the server for the command line.
 func serverError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && !errors.As(err, new(*deskhttp.StatusError)) {
+		return desk.Errorf(desk.Internal, "cannot reach the server %s: %v", ue.URL, ue.Err).WithHint("is it running? desk serve --detach starts the local one; desk login SERVER after it moved")
+	}
 	var se *deskhttp.StatusError
 	if errors.As(err, &se) {
 		if se.Status == 401 {

@@ -52,7 +52,22 @@ func (s *Server) healthAnswer(ctx context.Context) (int, map[string]any) {
 	if !ok {
 		status = http.StatusServiceUnavailable
 	}
-	return status, map[string]any{"ok": ok, "name": desk.Name, "version": desk.Version, "build": build, "db": db, "objects": objects, "data_dir": s.opts.DataDir}
+	return status, map[string]any{"ok": ok, "name": desk.Name, "version": desk.Version, "build": build, "db": db, "objects": objects, "data_dir": s.opts.DataDir,
+		"terminals": s.terminalsServed()}
+}
+
+// terminalsServed says, for the page, whether this server serves managed
+// sessions: "on", "read-only" (desk serve --no-terminal) or "off" (none),
+// so that the page asks the session routes only where they answer.
+func (s *Server) terminalsServed() string {
+	t := s.opts.Terminals
+	switch {
+	case t == nil || t.Manager == nil:
+		return "off"
+	case t.Disabled:
+		return "read-only"
+	}
+	return "on"
 }
 
 // statusRecorder remembers the status a handler wrote.

@@ -150,6 +150,14 @@ func (t *Terminals) Resume(ctx context.Context, id, resumeID string) (string, er
 		}
 		if ok {
 			env = map[string]string{pair.EnvPair: p, pair.EnvRole: role}
+			// The flags of the MCP entry are in the record's arguments;
+			// what goes by the environment (opencode's config file) is
+			// handed over again.
+			if slices.Contains(Kinds, s.Kind) {
+				if _, err := t.mcpFor(s.Kind, env); err != nil {
+					return "", err
+				}
+			}
 		}
 	}
 	s, err = t.M.ResumeWith(ctx, id, env)

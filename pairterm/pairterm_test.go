@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"desk"
+	"desk/internal/agentcli"
 	"desk/internal/deskbin"
 	"desk/internal/reap"
 	"desk/pair"
@@ -390,5 +391,37 @@ func TestLaunchEnvironmentIsChecked(t *testing.T) {
 	if _, err := r.term.Launch(r.ctx, pair.Launch{Kind: "bash", Dir: r.folder, Env: []string{pair.EnvPair + "=" + r.p.ID, pair.EnvRole + "=codex"}}); err == nil ||
 		!strings.Contains(err.Error(), "cannot hand its MCP server") {
 		t.Errorf("a pair member launched as bash: %v", err)
+	}
+}
+
+// opencode takes desk's MCP server from the config file its launch points
+// OPENCODE_CONFIG at: the real opencode, run as `opencode mcp list` in
+// the launched session (a stand-in binary that calls it so), starts desk
+// mcp from that entry and reports it connected.
+func TestOpencodeTakesTheMCPServerOfItsLaunch(t *testing.T) {
+	real := agentcli.OpencodePath(t)
+	r := newRig(t)
+	stand := filepath.Join(t.TempDir(), "opencode")
+	if err := os.WriteFile(stand, []byte("#!/bin/sh\nexec "+real+" mcp list\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r.term.M.Environ = append(r.term.M.Environ, "DESK_OPENCODE_BIN="+stand, "XDG_CONFIG_HOME="+t.TempDir())
+	p, err := r.svc.New(r.ctx, pair.NewInput{Project: "mygame", Folder: r.folder, Task: "audit the loop", Members: []string{"opencode", "codex"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := r.term.Launch(r.ctx, pair.Launch{Kind: "opencode", Dir: r.folder, Env: []string{pair.EnvPair + "=" + p.ID, pair.EnvRole + "=opencode"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var screen string
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if screen, _ = r.term.Screen(r.ctx, id); strings.Contains(screen, "server(s)") {
+			break
+		}
+	}
+	flat := strings.ReplaceAll(screen, "\n", "") // long lines wrap
+	if !strings.Contains(flat, "✓ desk connected") || !strings.Contains(flat, "--data "+r.term.M.DataDir+" mcp") {
+		t.Errorf("opencode mcp list in the launched session:\n%s", screen)
 	}
 }

@@ -413,12 +413,23 @@ func (s *CodeStore) PutOpenChange(ctx context.Context, o code.OpenChange) error 
 	if err != nil {
 		return err
 	}
-	_, err = s.db.pool.Exec(ctx, `INSERT INTO code_open_changes (repo_id, workspace, change, author, intents, paths, sent_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		ON CONFLICT (repo_id, workspace) DO UPDATE SET change = excluded.change, author = excluded.author,
-		intents = excluded.intents, paths = excluded.paths, sent_at = excluded.sent_at`,
-		o.Repo, o.Workspace, o.Change[:], o.Author, strings.Join(o.Intents, " "), string(paths), desk.FormatTime(o.SentAt))
-	return err
+	return s.db.update(ctx, func(tx *Tx) error {
+		err := tx.exec(`INSERT INTO code_open_changes (repo_id, workspace, change, author, intents, paths, sent_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			ON CONFLICT (repo_id, workspace) DO UPDATE SET change = excluded.change, author = excluded.author,
+			intents = excluded.intents, paths = excluded.paths, sent_at = excluded.sent_at`,
+			o.Repo, o.Workspace, o.Change[:], o.Author, strings.Join(o.Intents, " "), string(paths), desk.FormatTime(o.SentAt))
+		if err != nil {
+			return err
+		}
+		// The pages that show overlaps read them again.
+		var project string
+		if err := tx.queryRow(`SELECT project FROM code_repos WHERE id = $1`, o.Repo).Scan(&project); err != nil {
+			return err
+		}
+		tx.feed(desk.Change{Project: project, Type: desk.ChangeCode, ID: o.Repo, Action: desk.ActSent, Actor: o.Author}, 0)
+		return nil
+	})
 }
 
 // OpenChanges lists the open changes sent since a time.

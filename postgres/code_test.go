@@ -158,6 +158,14 @@ func TestLandingIsRecordedOnTheIssue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// An open change sent is a code row of the feed too, so the pages
+	// showing overlaps follow it.
+	if _, err := r.IndexOpen(ctx, row.ID, "ws-1"); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := db.Changes(ctx, desk.ChangeFilter{}); cs[len(cs)-1].Type != desk.ChangeCode || cs[len(cs)-1].Action != desk.ActSent || cs[len(cs)-1].Project != "mygame" || cs[len(cs)-1].Actor != "agent-1" {
+		t.Fatalf("the feed row of an open change sent = %+v", cs[len(cs)-1])
+	}
 	if _, err := r.Land(ctx, row.ID, "agent-1"); err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 )
 
 // codeRequest sends one request of the code's API to a replica with a
-// bearer token and returns the status and body.
+// token and returns the status and body.
 func (r *replica) codeRequest(t *testing.T, token, method, path string, body []byte) (int, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest(method, r.url+path, bytes.NewReader(body))
@@ -131,11 +131,23 @@ func TestTwoReplicasRaceLandings(t *testing.T) {
 		t.Fatal(err)
 	}
 	replicas := []*replica{a, b}
+	// The first admin's token, which both replicas know.
 	tokens := []string{a.admin, b.admin}
 
-	// A wrong token opens nothing.
-	if st, body := a.codeRequest(t, "not-a-token", http.MethodGet, "/v1/code/acme/game/head", nil); st != 401 {
-		t.Fatalf("a wrong token on the team server: %d %s", st, body)
+	// A token the team server does not know is refused with the reason,
+	// and nothing else opens the code (not the page's token).
+	if st, body := a.codeRequest(t, "desk_not-a-token", http.MethodGet, "/v1/code/acme/game/head", nil); st != 401 || !bytes.Contains(body, []byte("unknown or revoked")) {
+		t.Fatalf("a wrong token: %d %s", st, body)
+	}
+	req, _ := http.NewRequest("GET", a.url+"/v1/code/acme/game/head", nil)
+	req.Header.Set("X-Desk-Token", "anything")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 401 {
+		t.Fatalf("a page token on the team server: %d", resp.StatusCode)
 	}
 
 	base := change(t, nil, map[string]string{"README.md": "the game\n"}, "start\n")

@@ -14,14 +14,14 @@ import (
 
 var _ desk.SessionService = (*DB)(nil)
 
-const sessionColumns = `row, id, kind, name, cwd, project, command, args, pid, state, exit_code, exit_reason,
+const sessionColumns = `"row", id, kind, name, cwd, project, command, args, pid, state, exit_code, exit_reason,
 	started_at, ended_at, resume_id, generation, bypass, profile, hooks, note, updated_at`
 
 func scanSession(sc pgx.Row) (*desk.Session, int64, error) {
 	var s desk.Session
 	var row int64
 	var command, args, started, ended, updated string
-	var code *int32
+	var code *int
 	err := sc.Scan(&row, &s.ID, &s.Kind, &s.Name, &s.Cwd, &s.Project, &command, &args, &s.PID, &s.State, &code,
 		&s.ExitReason, &started, &ended, &s.ResumeID, &s.Generation, &s.Bypass, &s.Profile, &s.Hooks, &s.Note, &updated)
 	if err != nil {
@@ -29,10 +29,7 @@ func scanSession(sc pgx.Row) (*desk.Session, int64, error) {
 	}
 	json.Unmarshal([]byte(command), &s.Command)
 	json.Unmarshal([]byte(args), &s.Args)
-	if code != nil {
-		c := int(*code)
-		s.ExitCode = &c
-	}
+	s.ExitCode = code
 	s.StartedAt, _ = desk.ParseTime(started)
 	if ended != "" {
 		s.EndedAt, _ = desk.ParseTime(ended)
@@ -49,6 +46,7 @@ func jsonList(l []string) string {
 	return string(b)
 }
 
+// sessionTime is a session's time as stored: "" for none.
 func sessionTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
@@ -69,30 +67,22 @@ func (db *DB) CreateSession(ctx context.Context, s *desk.Session) error {
 		return desk.Errorf(desk.Invalid, "a session record needs an id, a kind and a state")
 	}
 	return db.update(ctx, func(tx *Tx) error {
-		started := s.StartedAt
-		if started.IsZero() {
-			started = tx.now
+		if s.StartedAt.IsZero() {
+			s.StartedAt = tx.now
 		}
-		var code any
-		if s.ExitCode != nil {
-			code = *s.ExitCode
-		}
+		s.UpdatedAt = tx.now
 		var row int64
 		err := tx.queryRow(`INSERT INTO managed_sessions (id, kind, name, cwd, project, command, args, pid, state,
 			exit_code, exit_reason, started_at, ended_at, resume_id, generation, bypass, profile, hooks, note, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
-			ON CONFLICT (id) DO NOTHING RETURNING row`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING "row"`,
 			s.ID, s.Kind, s.Name, s.Cwd, s.Project, jsonList(s.Command), jsonList(s.Args), s.PID, s.State,
-			code, s.ExitReason, sessionTime(started), sessionTime(s.EndedAt), s.ResumeID, s.Generation,
+			s.ExitCode, s.ExitReason, sessionTime(s.StartedAt), sessionTime(s.EndedAt), s.ResumeID, s.Generation,
 			s.Bypass, s.Profile, s.Hooks, s.Note, tx.ts).Scan(&row)
-		if errors.Is(err, pgx.ErrNoRows) {
+		if isUnique(err) {
 			return desk.Errorf(desk.Conflict, "a session %s exists already", s.ID)
-		}
-		if err != nil {
+		} else if err != nil {
 			return err
 		}
-		// The record is the caller's only once it is stored.
-		s.StartedAt, s.UpdatedAt = started, tx.now
 		tx.feed(desk.Change{Project: s.Project, Type: desk.ChangeSession, ID: row, Action: "created", Actor: s.ID}, 0)
 		return nil
 	})
@@ -110,14 +100,12 @@ func (db *DB) Session(ctx context.Context, id string) (*desk.Session, error) {
 // Sessions lists managed sessions, newest first.
 func (db *DB) Sessions(ctx context.Context, f desk.SessionFilter) ([]*desk.Session, error) {
 	var where []string
-	var args []any
+	var args sqlArgs
 	if !f.All {
-		args = append(args, desk.SessionRunning)
-		where = append(where, "state = $"+itoa64(int64(len(args))))
+		where = append(where, "state = "+args.add(desk.SessionRunning))
 	}
 	if f.Kind != "" {
-		args = append(args, f.Kind)
-		where = append(where, "kind = $"+itoa64(int64(len(args))))
+		where = append(where, "kind = "+args.add(f.Kind))
 	}
 	q := `SELECT ` + sessionColumns + ` FROM managed_sessions`
 	if len(where) > 0 {
@@ -127,23 +115,20 @@ func (db *DB) Sessions(ctx context.Context, f desk.SessionFilter) ([]*desk.Sessi
 	if limit <= 0 {
 		limit = 500
 	}
-	args = append(args, limit)
-	q += " ORDER BY started_at DESC, row DESC LIMIT $" + itoa64(int64(len(args)))
+	q += ` ORDER BY started_at DESC, "row" DESC LIMIT ` + args.add(limit)
 	out := []*desk.Session{}
 	err := eachRow(ctx, db.pool, q, args, func(rs pgx.Rows) error {
 		s, _, err := scanSession(rs)
-		if err != nil {
-			return err
+		if err == nil {
+			out = append(out, s)
 		}
-		out = append(out, s)
-		return nil
+		return err
 	})
 	return out, err
 }
 
-// UpdateSession changes a managed session and appends its feed row. The
-// row is read FOR UPDATE, so two replicas noticing one exit with IfState
-// record it once.
+// UpdateSession changes a managed session (desk.SessionUpdate.Apply) and
+// appends its feed row.
 func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate) (*desk.Session, error) {
 	var out *desk.Session
 	err := db.update(ctx, func(tx *Tx) error {
@@ -153,20 +138,16 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 		} else if err != nil {
 			return err
 		}
-		if u.IfState != "" && s.State != u.IfState {
-			return desk.Errorf(desk.Conflict, "session %s is %s, not %s", id, s.State, u.IfState)
+		if err := u.Apply(s); err != nil {
+			return err
 		}
-		applySessionUpdate(s, u)
 		s.UpdatedAt = tx.now
-		var code any
-		if s.ExitCode != nil {
-			code = *s.ExitCode
-		}
-		if err := tx.exec(`UPDATE managed_sessions SET name = $1, project = $2, command = $3, pid = $4, state = $5, exit_code = $6,
+		err = tx.exec(`UPDATE managed_sessions SET name = $1, project = $2, command = $3, pid = $4, state = $5, exit_code = $6,
 			exit_reason = $7, started_at = $8, ended_at = $9, resume_id = $10, generation = $11, hooks = $12, note = $13, updated_at = $14
-			WHERE row = $15`,
-			s.Name, s.Project, jsonList(s.Command), s.PID, s.State, code, s.ExitReason, sessionTime(s.StartedAt),
-			sessionTime(s.EndedAt), s.ResumeID, s.Generation, s.Hooks, s.Note, tx.ts, row); err != nil {
+			WHERE "row" = $15`,
+			s.Name, s.Project, jsonList(s.Command), s.PID, s.State, s.ExitCode, s.ExitReason, sessionTime(s.StartedAt),
+			sessionTime(s.EndedAt), s.ResumeID, s.Generation, s.Hooks, s.Note, tx.ts, row)
+		if err != nil {
 			return err
 		}
 		out = s
@@ -174,40 +155,6 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 		return nil
 	})
 	return out, err
-}
-
-// applySessionUpdate sets the fields u names.
-func applySessionUpdate(s *desk.Session, u desk.SessionUpdate) {
-	set := func(dst *string, v *string) {
-		if v != nil {
-			*dst = *v
-		}
-	}
-	set(&s.Name, u.Name)
-	set(&s.State, u.State)
-	set(&s.ExitReason, u.ExitReason)
-	set(&s.ResumeID, u.ResumeID)
-	set(&s.Project, u.Project)
-	set(&s.Note, u.Note)
-	set(&s.Hooks, u.Hooks)
-	if u.PID != nil {
-		s.PID = *u.PID
-	}
-	if u.ExitCode != nil {
-		s.ExitCode = *u.ExitCode
-	}
-	if u.EndedAt != nil {
-		s.EndedAt = *u.EndedAt
-	}
-	if u.StartedAt != nil {
-		s.StartedAt = *u.StartedAt
-	}
-	if u.Generation != nil {
-		s.Generation = *u.Generation
-	}
-	if u.Command != nil {
-		s.Command = *u.Command
-	}
 }
 
 // AgentByLaunch returns the agent session the server last saved for a

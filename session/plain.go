@@ -151,6 +151,7 @@ func (p *plainScan) charsetASCII() bool {
 // feed gives bytes to the emulator in pieces and moves what scrolled off
 // to the history.
 func (s *Screen) feed(b []byte) {
+	b = s.titles.filter(b, s.setTitle)
 	if len(b) == 0 {
 		return
 	}

@@ -53,6 +53,7 @@ type Screen struct {
 
 	replies *replyQueue
 	plain   plainScan
+	titles  titleFilter // the titles, which the emulator's parser cuts short
 
 	recovered int // how often the emulator failed and was rebuilt
 }
@@ -122,7 +123,8 @@ func (s *Screen) rebuild() {
 	old.Close()
 	func() {
 		defer func() { recover() }()
-		s.emu.Write(snap)
+		var titles titleFilter // the snapshot is whole, whatever the stream's state
+		s.emu.Write(titles.filter(snap, s.setTitle))
 	}()
 	if sb := s.emu.Scrollback(); sb != nil {
 		sb.Clear()
@@ -196,6 +198,8 @@ func (s *Screen) observe() {
 		return false
 	})
 }
+
+func (s *Screen) setTitle(t string) { s.title = t }
 
 // setMode records a mode change. The alternate screen is not a mode a
 // snapshot sets; it is drawn (see Snapshot).

@@ -187,38 +187,8 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 		} else if err != nil {
 			return err
 		}
-		if u.IfState != "" && s.State != u.IfState {
-			return desk.Errorf(desk.Conflict, "session %s is %s, not %s", id, s.State, u.IfState)
-		}
-		set := func(dst *string, v *string) {
-			if v != nil {
-				*dst = *v
-			}
-		}
-		set(&s.Name, u.Name)
-		set(&s.State, u.State)
-		set(&s.ExitReason, u.ExitReason)
-		set(&s.ResumeID, u.ResumeID)
-		set(&s.Project, u.Project)
-		set(&s.Note, u.Note)
-		set(&s.Hooks, u.Hooks)
-		if u.PID != nil {
-			s.PID = *u.PID
-		}
-		if u.ExitCode != nil {
-			s.ExitCode = *u.ExitCode
-		}
-		if u.EndedAt != nil {
-			s.EndedAt = *u.EndedAt
-		}
-		if u.StartedAt != nil {
-			s.StartedAt = *u.StartedAt
-		}
-		if u.Generation != nil {
-			s.Generation = *u.Generation
-		}
-		if u.Command != nil {
-			s.Command = *u.Command
+		if err := u.Apply(s); err != nil {
+			return err
 		}
 		s.UpdatedAt = tx.now
 		var code any

@@ -60,6 +60,20 @@ func Bench(b *testing.B, be Backend) {
 			}
 		}
 	})
+	b.Run("ListFiltered", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.Issues(ctx, "mygame", desk.IssueFilter{Status: []string{"reported"}, Area: []string{"terrain"}, Limit: 50, Summary: true}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("SearchOne", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.Issues(ctx, "mygame", desk.IssueFilter{Q: "harbor 42", Limit: 20}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("NextCommandEmpty", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := db.NextCommand(ctx, "mygame", "game"); err != nil {

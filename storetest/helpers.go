@@ -6,6 +6,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 	"time"
 
@@ -27,6 +28,9 @@ type Store interface {
 	OwnerEvents(ctx context.Context, slug string, after int64, limit int) (*desk.OwnerEvents, error)
 	Brief(ctx context.Context, slug string) (*desk.Brief, error)
 	ProjectSlugs(ctx context.Context) ([]string, error)
+	// The managed sessions' records (see sessions.go).
+	desk.SessionService
+	AgentByLaunch(ctx context.Context, launch string) (json.RawMessage, bool, error)
 }
 
 // Backend opens the stores of one backend for the suite.

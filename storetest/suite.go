@@ -69,4 +69,6 @@ var tests = []struct {
 	{"ProgressLandsStepAndCommentTogether", testProgressLandsStepAndCommentTogether},
 	{"IssueTailKeepsTheNewest", testIssueTailKeepsTheNewest},
 	{"BriefCountsTheUnmergedAndTheHandoff", testBriefCountsTheUnmergedAndTheHandoff},
+	{"ManagedSessionsKeepTheirRecords", testManagedSessionsKeepTheirRecords},
+	{"AgentByLaunchFindsTheLatestSessionOfALaunch", testAgentByLaunchFindsTheLatestSessionOfALaunch},
 }

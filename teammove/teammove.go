@@ -76,6 +76,7 @@ var Tables = []Table{
 	{Name: "pair_patches"},
 	{Name: "pair_evidence"},
 	{Name: "office_docs"},
+	{Name: "managed_sessions"},
 	// The code tables, once the team store has them (see package code).
 	{Name: "code_repos"},
 	{Name: "code_changes"},

@@ -90,6 +90,9 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	if err := local.CreateSession(ctx, &desk.Session{ID: "s-aaaa", Kind: "claude", Cwd: dir, State: desk.SessionRunning, Bypass: true}); err != nil {
+		t.Fatal(err)
+	}
 	lay := office.Default()
 	lay.Colors[0] = "#123456"
 	if _, err := office.NewStore(dir).Save(ctx, lay); err != nil {
@@ -125,6 +128,9 @@ func TestMoveCopiesADeskAndAddsOnlyWhatChanged(t *testing.T) {
 	}
 
 	// The team store answers what the desk answered, links and all.
+	if s, err := team.Session(ctx, "s-aaaa"); err != nil || !s.Bypass || s.Kind != "claude" {
+		t.Fatalf("the moved session record: %+v, %v", s, err)
+	}
 	if l, err := office.New(team.Office()).Layout(ctx); err != nil || l.Colors[0] != "#123456" {
 		t.Fatalf("the moved office: %+v, %v", l, err)
 	}

@@ -672,36 +672,23 @@ func TestDraggingACharacterToAChairKeepsItThere(t *testing.T) {
 	p.waitFor("the seat after a reload", item("mover")+`?.dataset.seat === 'chair-37' && `+item("mover")+`.dataset.pose === 'type'`)
 }
 
-// managedStubs stand in for the session routes of sessions desk launches
-// (GET /api/sessions/{id}/screen, POST .../input) and mark one agent
-// session as launched, as GET /api/agents does for them: the card's side
-// of that API, tested here against its documented shapes.
-const managedStubs = `
-	window.sessionLog = [];
-	const realFetch = window.fetch.bind(window);
-	window.fetch = async (url, init = {}) => {
-		const path = new URL(url, location.href).pathname;
-		if (path === '/api/agents') {
-			const res = await realFetch(url, init);
-			const data = await res.json();
-			for (const a of data.agents) if (a.id === 'launched') Object.assign(a, { managed: true, session: 'sess-1' });
-			return new Response(JSON.stringify(data), { status: 200, headers: { 'Content-Type': 'application/json' } });
-		}
-		if (path.startsWith('/api/sessions/')) {
-			window.sessionLog.push([init.method || 'GET', path, init.body || '', new Headers(init.headers).get('X-Desk-Token') || '']);
-			if (path.endsWith('/screen')) return new Response(JSON.stringify({ cols: 80, rows: 3, cursor: { row: 2, col: 2 }, lines: ['Do you want to proceed?', '❯ 1. Yes', '  2. No'], title: 'claude' }), { status: 200, headers: { 'Content-Type': 'application/json' } });
-			return new Response('{"ok":true}', { status: 202, headers: { 'Content-Type': 'application/json' } });
-		}
-		return realFetch(url, init);
-	};
-`
-
+// A character whose session desk launched opens its real terminal in its
+// card: a bash session in a real desk serve, whose shell runs the hook a
+// managed Claude Code would (desk hook event, with the session's
+// DESK_SESSION_ID and generation), so that the agent asks for permission
+// and is marked managed. The card's terminal shows the session's screen
+// and types into it; Allow answers through the input route.
 func TestTheCardOfALaunchedSessionOpensItsTerminalAndAnswersIt(t *testing.T) {
-	d := startOfficeDesk(t, 0)
-	d.start("launched", "/work/mygame", "Bash", map[string]any{"command": "rm -rf build"})
-	d.as("launched", "/work/mygame", "PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "rm -rf build"}})
-	p := openPage(t, d.Desk, "/#/~office", pageOptions{width: 1400, height: 900, beforeLoad: managedStubs})
-	p.waitFor("the character", item("launched")+`?.dataset.bubble === 'permission'`)
+	s := startServe(t)
+	rec := s.launchBash("office shell")
+	payload := `{"session_id":"launched","hook_event_name":"PermissionRequest","cwd":"` + s.work + `","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`
+	hook := `echo '` + payload + `' | desk hook event --client claude --event PermissionRequest; echo hook-sent`
+	body, _ := json.Marshal(map[string]string{"text": hook + "\r"})
+	if code := s.api("POST", "/api/sessions/"+rec.ID+"/input", string(body), nil); code != http.StatusOK {
+		t.Fatalf("type the hook: %d", code)
+	}
+	p := openPage(t, s.desk, "/#/~office")
+	p.waitForWithin("the character", item("launched")+`?.dataset.bubble === 'permission'`, 20*time.Second)
 	x := eval[float64](p, `+`+item("launched")+`.dataset.x + document.getElementById('office-canvas').getBoundingClientRect().left`)
 	y := eval[float64](p, `+`+item("launched")+`.dataset.y + document.getElementById('office-canvas').getBoundingClientRect().top`)
 	p.do(chromedp.MouseClickXY(x, y-20))
@@ -710,24 +697,34 @@ func TestTheCardOfALaunchedSessionOpensItsTerminalAndAnswersIt(t *testing.T) {
 	if buttons != "Open terminal, Allow, Deny" {
 		t.Fatalf("the card offers %q", buttons)
 	}
-	token := eval[string](p, `document.querySelector('meta[name="desk-token"]').content`)
+	// The terminal: the session's own screen, live, and what the owner types.
+	p.click(".office-card-actions button")
+	p.waitFor("the live terminal", `document.querySelector('.office-terminal .term-pane')?.dataset.state === 'live'`)
+	p.waitTerm("the shell's screen", "hook-sent")
+	p.sameScreen(s, rec.ID)
+	p.typeTerm("echo card-$((3*3))")
+	p.waitTerm("the echo", "card-9")
+	p.sameScreen(s, rec.ID)
+	// Allow sends Enter to the session, as the key a Claude prompt waits for.
+	before := strings.Count(s.screen(rec.ID), "\n")
 	p.click(".office-card-actions .button.primary")
 	p.waitFor("allowed", `document.querySelector('.office-card-sent')?.textContent === 'Allowed.'`)
-	if got := eval[string](p, `JSON.stringify(window.sessionLog[0])`); got != `["POST","/api/sessions/sess-1/input","{\"keys\":[\"enter\"]}","`+token+`"]` {
-		t.Errorf("the answer sent %s", got)
+	deadline := time.Now().Add(5 * time.Second)
+	for strings.Count(s.screen(rec.ID), "\n") == before {
+		if time.Now().After(deadline) {
+			t.Fatalf("Allow did not reach the session:\n%s", s.screen(rec.ID))
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	// The terminal: its screen, and what the owner types.
+	p.sameScreen(s, rec.ID)
+	// Esc typed into the terminal is the program's: the card stays open.
+	p.do(chromedp.Focus(chromedp.CSS(".office-terminal .xterm-helper-textarea")))
+	p.key(kb.Escape)
+	if eval[bool](p, `document.querySelector('.office-card').hidden`) {
+		t.Error("Esc in the terminal closed the card")
+	}
 	p.click(".office-card-actions button")
-	p.waitFor("the screen", `document.querySelector('.office-screen')?.textContent === 'Do you want to proceed?\n❯ 1. Yes\n  2. No'`)
-	p.typeInto(".office-type", "y")
-	p.click(".office-term-form button[type=submit]")
-	p.waitFor("typed", `window.sessionLog.some((e) => e[2] === '{"text":"y"}') && window.sessionLog.filter((e) => e[2] === '{"keys":["enter"]}').length === 2`)
-	// When the state changes the card follows, and the terminal stays open.
-	d.as("launched", "/work/mygame", "PreToolUse", map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "ls"}})
-	p.waitFor("working", `document.querySelector('.office-card-state')?.textContent.startsWith('Working')`)
-	if eval[string](p, `[...document.querySelectorAll('.office-card-actions button')].map((b) => b.textContent).join(', ')`) != "Hide terminal" || eval[bool](p, `document.querySelector('.office-terminal').hidden`) {
-		t.Error("the terminal closed, or Allow stayed, when the state changed")
-	}
+	p.waitFor("the terminal closed", `document.querySelector('.office-terminal').hidden && !document.querySelector('.term-pane')`)
 }
 
 // worldJS reads the canvas's colour at a world pixel (the middle of it).

@@ -19,8 +19,9 @@ import (
 
 // Server is a running `desk serve` process.
 type Server struct {
-	URL string
-	cmd *exec.Cmd
+	URL   string
+	Token string // a team server's token for the run's requests; "" for a local desk
+	cmd   *exec.Cmd
 
 	mu   sync.Mutex
 	logs []string // the last lines it wrote, for a failure's message

@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 
+	"desk"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -18,7 +20,8 @@ import (
 func benchDatabase(ctx context.Context, server string) (string, func(), error) {
 	admin, err := pgx.Connect(ctx, server)
 	if err != nil {
-		return "", nil, fmt.Errorf("PostgreSQL at %s: %w (start it, or name another with --postgres)", redactURL(server), err)
+		return "", nil, desk.Errorf(desk.Invalid, "cannot reach PostgreSQL at %s: %v", redactURL(server), err).
+			WithHint("start it, or name another with --postgres")
 	}
 	var b [4]byte
 	rand.Read(b[:])

@@ -50,13 +50,14 @@ const LATER_MODULES = [
   'detail/detail-view.js', 'detail/header.js', 'detail/fields.js', 'detail/location-card.js', 'detail/plan.js',
   'detail/relations.js', 'detail/attachments.js', 'detail/timeline.js', 'detail/composer.js', 'detail/working-agents.js',
   'agents/agents-view.js', 'agents/agent-model.js', 'agents/agent-sessions.js', 'agents/agent-alerts.js',
-  'pair/pair-view.js', 'pair/pair-model.js',
+  'pair/pair-view.js', 'pair/pair-model.js', 'pair/pair-terminals.js',
   'dialogs/dialog.js', 'dialogs/new-issue.js', 'dialogs/new-project.js', 'dialogs/project-settings.js',
   'dialogs/merge.js', 'dialogs/help.js', 'first-run.js',
   'office/office-view.js', 'office/office-api.js', 'office/model.js', 'office/scene.js', 'office/art.js', 'office/renderer.js',
   'office/camera.js', 'office/roster.js', 'office/card.js', 'office/sounds.js', 'office/editor.js',
   'code/code-view.js', 'code/code-strip.js', 'code/code-api.js', 'code/code-model.js', 'code/overlap-cards.js',
   'detail/landings.js',
+  'agents/managed-sessions.js', 'agents/managed-view.js', 'terminal/terminal.js', 'terminal/terminal-model.js', 'terminal/csp-styles.js',
 ];
 
 // An issue no agent session works on.

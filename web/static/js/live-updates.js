@@ -68,8 +68,12 @@ export class LiveUpdates {
       app.codeView?.changed(codeRows);
       if (codeRows.some((c) => c.project === app.slug)) app.codeStrip?.changed();
     }
-    const own = new Set(['agent', 'pair', 'office', 'code']);
-    const changes = agentRows.length || pairRows.length || officeRows.length || codeRows.length ? batch.filter((c) => !own.has(c.type)) : batch;
+    // Session rows: a session desk launched started, changed or ended.
+    const sessionRows = batch.filter((c) => c.type === 'session');
+    if (sessionRows.length) app.agentsView?.sessionsChanged(sessionRows);
+    const own = new Set(['agent', 'pair', 'office', 'code', 'session']);
+    const changes = agentRows.length || pairRows.length || officeRows.length || codeRows.length || sessionRows.length
+      ? batch.filter((c) => !own.has(c.type)) : batch;
     const mine = changes.filter((c) => c.project === app.slug);
     if (changes.some((c) => c.project !== app.slug)) this.reloadProjectsSoon();
     if (!mine.length) return;

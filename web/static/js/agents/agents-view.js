@@ -5,7 +5,9 @@
 // beside the list (#/~agents/<id>) with its latest events.
 //
 // The sessions come from the page's live list (app.agents, see
-// agent-sessions.js); only the open session's events are read here.
+// agent-sessions.js); only the open session's events are read here. The
+// sessions desk launched itself, with "+ Agent" and their terminals, are
+// managed-view.js's (#/~agents/<s-id> opens one).
 
 import { h, replaceChildren, select, icon } from '../dom.js';
 import { getJSON, paths, isAbort, Latest } from '../api.js';
@@ -18,6 +20,9 @@ import {
   STATES, ATTENTION, NO_PROJECT, stateLabel, stateClass, isDim, shortId, shortFolder, doingSince, durationSince,
   sessionTree, foldEnded, filterSessions, filterChoices, cleanAgentFilters, defaultAgentFilters, summaryText, eventLine, activityText,
 } from './agent-model.js';
+import { managedSessions } from './managed-sessions.js';
+import { LaunchControl, ManagedList, ManagedPane } from './managed-view.js';
+import { isSessionId } from '../terminal/terminal-model.js';
 
 export class AgentsView {
   /**
@@ -43,6 +48,9 @@ export class AgentsView {
     this.rows = new Map();
     this.list = null;
     this.built = false;
+    /** The sessions desk launched, shared with the office. */
+    this.managed = managedSessions();
+    this.managed.subscribe(() => this.update());
   }
 
   /** Shows the view, with the session `id` open (or none). */
@@ -54,7 +62,7 @@ export class AgentsView {
       this.session = null;
       this.sessionError = null;
       this.sessionReq.cancel();
-      if (id) this.sessionRefresh.run();
+      if (id && !isSessionId(id)) this.sessionRefresh.run();
     }
     this.render();
   }
@@ -66,6 +74,13 @@ export class AgentsView {
     this.session = null;
     this.sessionReq.cancel();
     this.sessionRefresh.cancel();
+    this.managedPane?.hide();
+    this.launch?.close();
+  }
+
+  /** Live session rows: a launched session started, changed or ended. */
+  sessionsChanged() {
+    this.managed.changed();
   }
 
   /** The page's sessions changed: redraw. */
@@ -75,13 +90,13 @@ export class AgentsView {
 
   /** Live agent rows: the open session's events are read again when it changed. */
   changed(rows) {
-    if (!this.visible || !this.openId) return;
+    if (!this.visible || !this.openId || isSessionId(this.openId)) return;
     if (rows.some((r) => r.actor === this.openId)) this.sessionRefresh.request();
   }
 
   /** Reads the open session's events again (r; the list is the app's to read). */
   refreshSession() {
-    if (this.openId) this.sessionRefresh.request();
+    if (this.openId && !isSessionId(this.openId)) this.sessionRefresh.request();
   }
 
   // ---- The frame: heading, filters, alerts, list and session -------------
@@ -93,10 +108,15 @@ export class AgentsView {
     this.alertsBox = this.alertToggles();
     this.listBox = h('section', { class: 'agents-list-box', 'aria-label': 'Sessions' });
     this.sessionBox = h('section', { class: 'card-box agent-session', 'aria-label': 'Session' });
-    this.body = h('div', { class: 'agents-body' }, this.listBox, this.sessionBox);
+    this.launch = new LaunchControl(this.managed, (id) => this.app.navigate({ agents: true, agent: id }));
+    this.managedList = new ManagedList(this);
+    this.managedPane = new ManagedPane(this.sessionBox, this, this.managed);
+    this.column = h('div', { class: 'agents-column' }, this.managedList.el, this.listBox);
+    this.body = h('div', { class: 'agents-body' }, this.column, this.sessionBox);
     replaceChildren(this.el, h('div', { class: 'agents-view' },
       h('header', { class: 'agents-head' },
         h('div', { class: 'agents-title' }, h('h1', null, 'Agents'), this.summary),
+        this.launch.el,
         this.filtersBox,
         this.alertsBox),
       this.body));
@@ -125,6 +145,10 @@ export class AgentsView {
     const focus = this.focusKey();
     const feed = this.app.agents;
     this.body.classList.toggle('has-session', Boolean(this.openId));
+    this.body.classList.toggle('has-terminal', isSessionId(this.openId));
+    if (this.managed.served === null) this.managed.start();
+    this.launch.update();
+    this.managedList.render(this.managed, this.openId);
     if (!feed?.loaded) {
       this.summary.textContent = 'Loading…';
       this.showListMessage(h('p', { class: 'muted agents-loading', 'aria-busy': 'true' }, 'Loading the sessions…'));
@@ -270,6 +294,12 @@ export class AgentsView {
   renderSession() {
     const id = this.openId;
     this.sessionBox.hidden = !id;
+    if (isSessionId(id)) {
+      this.sessionStamp = '';
+      this.managedPane.show(id);
+      return;
+    }
+    if (this.managedPane.id) this.managedPane.hide();
     if (!id) {
       this.sessionStamp = '';
       this.sessionBox.replaceChildren();
@@ -307,6 +337,7 @@ export class AgentsView {
       ['Part of', s.parent ? h('a', { href: formatRoute({ agents: true, agent: s.parent }), 'data-focus-key': `p:${s.parent}` }, `session ${shortId(s.parent)}`) : null],
       ['Sub-agents', s.children?.length ? s.children.map((c, i) => [i ? ', ' : '', h('a', { href: formatRoute({ agents: true, agent: c }), 'data-focus-key': `c:${c}` }, shortId(c))]) : null],
       ['Issues', s.issues?.length ? this.issueLinks(s.issues) : null],
+      ['Terminal', s.managed && s.session ? h('a', { href: formatRoute({ agents: true, agent: s.session }), 'data-focus-key': `t:${s.session}` }, 'Open its terminal') : null],
       ['Note', s.note || null],
     ].filter(([, value]) => value);
     replaceChildren(this.sessionBox,
@@ -357,6 +388,10 @@ export class AgentsView {
 
   /** Esc: closes the open session; the focus goes back to it in the list. */
   escape() {
+    if (this.launch?.isOpen) {
+      this.launch.close();
+      return true;
+    }
     const id = this.openId;
     if (!id) return false;
     this.app.navigate({ agents: true });

@@ -2,16 +2,15 @@
 // it does; a click (or a tap) opens a card with its state and for how
 // long, what it is doing, the issues it touched, and a way to its
 // session: "Open in Agents", or, for a session desk launched itself, its
-// terminal right here, and the answer to a permission it asks for.
+// terminal right here (the browser terminal of terminal/terminal.js, on
+// the session's WebSocket), and the answer to a permission it asks for.
 
 import { h, replaceChildren } from '../dom.js';
 import { toastError } from '../toast.js';
 import { stateLabel, stateClass, durationSince, doingSince, shortFolder, activityText } from '../agents/agent-model.js';
 import { sessionLabel } from './model.js';
-import { loadScreen, sendInput } from './office-api.js';
-
-// How often an open terminal's screen is read again.
-const SCREEN_POLL_MS = 1000;
+import { sendInput } from './office-api.js';
+import { managedSessions } from '../agents/managed-sessions.js';
 
 export class OfficeCard {
   /**
@@ -24,7 +23,8 @@ export class OfficeCard {
     this.label = h('div', { class: 'office-label', role: 'tooltip', id: 'office-label', hidden: true });
     this.card = h('section', { class: 'office-card', role: 'dialog', 'aria-modal': 'false', hidden: true, tabindex: '-1' });
     this.card.addEventListener('keydown', (e) => {
-      if (e.key === 'Escape') {
+      // Esc typed into the terminal is the program's (a Claude prompt's "no").
+      if (e.key === 'Escape' && !this.term.contains(e.target)) {
         e.preventDefault();
         e.stopPropagation();
         this.close();
@@ -38,7 +38,8 @@ export class OfficeCard {
     stage.append(this.label, this.card);
     this.session = null;
     this.terminal = false;
-    this.screenTimer = 0;
+    /** @type {import('../terminal/terminal.js').TerminalPane|null} */
+    this.pane = null;
   }
 
   /** The hover label over a character at (x, y), CSS pixels in the stage. */
@@ -140,76 +141,36 @@ export class OfficeCard {
     if (!managed && this.terminal) this.setTerminal(false);
   }
 
-  terminalPanel(s) {
-    this.screen = h('pre', { class: 'office-screen', 'aria-label': 'Terminal screen', tabindex: '0' }, 'Reading the screen…');
-    const input = h('input', { type: 'text', class: 'office-type', 'aria-label': 'Type into the terminal', autocomplete: 'off', spellcheck: 'false' });
-    const form = h(
-      'form',
-      {
-        class: 'office-term-form',
-        onsubmit: (e) => {
-          e.preventDefault();
-          const text = input.value;
-          input.value = '';
-          this.type(s, text);
-        },
-      },
-      input,
-      h('button', { type: 'submit', class: 'button' }, 'Send'),
-      h('button', { type: 'button', class: 'button', onclick: () => this.keys(s, ['esc']) }, 'Esc'),
-      h('button', { type: 'button', class: 'button', onclick: () => this.keys(s, ['ctrl-c']) }, 'Ctrl-C'),
-    );
-    return [this.screen, form];
-  }
-
   setTerminal(on) {
     const was = this.terminal;
     this.terminal = on;
-    clearTimeout(this.screenTimer);
-    this.screenTimer = 0;
+    this.pane?.dispose();
+    this.pane = null;
     if (!on) {
-      this.screen = null;
       this.term.hidden = true;
       this.term.replaceChildren();
       if (was && this.session) this.render();
       return;
     }
-    replaceChildren(this.term, this.terminalPanel(this.session));
     this.term.hidden = false;
     this.render();
-    this.readScreen();
-    this.term.querySelector('input')?.focus();
+    this.openPane(this.session);
   }
 
-  async readScreen() {
-    const s = this.session;
-    if (!this.terminal || !s) return;
-    try {
-      const screen = await loadScreen(s.session);
-      if (this.terminal && this.screen && this.session?.id === s.id) this.screen.textContent = (screen.lines || []).join('\n');
-    } catch (err) {
-      if (this.screen) this.screen.textContent = err.message;
-    }
-    if (this.terminal) this.screenTimer = setTimeout(() => this.readScreen(), SCREEN_POLL_MS);
-  }
-
-  async type(s, text) {
-    try {
-      if (text) await sendInput(s.session, { text });
-      await sendInput(s.session, { keys: ['enter'] });
-      this.readScreen();
-    } catch (err) {
-      toastError(err, 'Could not type into the terminal');
-    }
-  }
-
-  async keys(s, keys) {
-    try {
-      await sendInput(s.session, { keys });
-      this.readScreen();
-    } catch (err) {
-      toastError(err, 'Could not send the key');
-    }
+  /** Opens the session's terminal under the card: live, or read-only where typing is off. */
+  async openPane(s) {
+    const managed = managedSessions();
+    const [{ TerminalPane }] = await Promise.all([import('../terminal/terminal.js'), managed.start()]);
+    if (!this.terminal || this.session?.id !== s.id || this.pane) return;
+    const why = managed.launchOff;
+    this.pane = new TerminalPane(this.term, {
+      id: s.session,
+      token: managed.token,
+      mode: managed.readOnly ? 'watch' : 'live',
+      why: why || '',
+      keyBar: true,
+    });
+    this.pane.focus();
   }
 
   async answer(keys, what) {

@@ -1,9 +1,8 @@
--- The records of managed sessions: the agents and shells desk launched in
--- terminals of its own (package session). Lists, times and the exit code
--- are kept as the embedded store keeps them.
-
+-- The records of managed sessions: the agents and shells a desk launched
+-- in terminals of its own (package session), with the embedded desk's
+-- columns, so that a desk moved in keeps its rows as they are.
 CREATE TABLE managed_sessions (
-	row         bigserial PRIMARY KEY,
+	"row"       bigserial PRIMARY KEY,
 	id          text NOT NULL UNIQUE,
 	kind        text NOT NULL,
 	name        text NOT NULL DEFAULT '',
@@ -15,7 +14,7 @@ CREATE TABLE managed_sessions (
 	state       text NOT NULL,
 	exit_code   integer,
 	exit_reason text NOT NULL DEFAULT '',
-	started_at  text NOT NULL,
+	started_at  text COLLATE "C" NOT NULL,
 	ended_at    text NOT NULL DEFAULT '',
 	resume_id   text NOT NULL DEFAULT '',
 	generation  bigint NOT NULL DEFAULT 1,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,10 @@ func relistBase(ctx context.Context, f *workfolder.Folder, client *deskhttp.Code
 
 // serverError words a refusal of the server for the command line.
 func serverError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) && !errors.As(err, new(*deskhttp.StatusError)) {
+		return desk.Errorf(desk.Internal, "cannot reach the server %s: %v", ue.URL, ue.Err).WithHint("is it running? desk serve --detach starts the local one; desk login SERVER after it moved")
+	}
 	var se *deskhttp.StatusError
 	if errors.As(err, &se) {
 		if se.Status == 401 {
@@ -413,26 +418,28 @@ func runChange(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	author, _, err := client.Whoami(ctx)
-	if err != nil {
-		return serverError(err)
-	}
-	p, err := f.MakeChange(s, author, *msg, ids, time.Now())
-	if err != nil {
-		f.Remember(s)
-		return err
-	}
-	// One request for each 32 MiB of objects.
-	for i := 0; i < len(p.Objects); {
-		j, size := i, 0
-		for j < len(p.Objects) && (j == i || size+len(p.Objects[j].Data) <= 32<<20) {
-			size += len(p.Objects[j].Data)
-			j++
+	// The author is the caller's name: kept from the last change, asked
+	// again when the server says the token stands for someone else.
+	var p *workfolder.Prepared
+	for try := 0; ; try++ {
+		if f.Work.Author == "" || try > 0 {
+			if f.Work.Author, _, err = client.Whoami(ctx); err != nil {
+				return serverError(err)
+			}
 		}
-		if _, err := client.PostObjects(ctx, p.Objects[i:j]); err != nil {
+		if p, err = f.MakeChange(s, f.Work.Author, *msg, ids, time.Now()); err != nil {
+			f.Remember(s)
+			return err
+		}
+		err = sendObjects(ctx, client, p.Objects)
+		var se *deskhttp.StatusError
+		if try == 0 && errors.As(err, &se) && se.Status == 403 && strings.Contains(se.Message, "must name") {
+			continue
+		}
+		if err != nil {
 			return serverError(err)
 		}
-		i = j
+		break
 	}
 	ans, err := client.Index(ctx, p.ID, f.Work.Workspace)
 	if err != nil {
@@ -452,6 +459,22 @@ func runChange(ctx context.Context, c *Context, args []string) error {
 		base = f.Work.Base.Short()
 	}
 	fmt.Fprintf(c.Stdout, "Change %s on %s: %d files changed, %d objects sent; desk land lands it\n", p.ID.Short(), base, len(p.Changes), len(p.Objects))
+	return nil
+}
+
+// sendObjects sends a change's objects, one request for each 32 MiB.
+func sendObjects(ctx context.Context, client *deskhttp.CodeClient, objs []code.Object) error {
+	for i := 0; i < len(objs); {
+		j, size := i, 0
+		for j < len(objs) && (j == i || size+len(objs[j].Data) <= 32<<20) {
+			size += len(objs[j].Data)
+			j++
+		}
+		if _, err := client.PostObjects(ctx, objs[i:j]); err != nil {
+			return err
+		}
+		i = j
+	}
 	return nil
 }
 

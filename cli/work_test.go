@@ -194,9 +194,20 @@ func TestThinClient(t *testing.T) {
 		t.Fatalf("status after the index was lost: %q", out)
 	}
 
-	// A merge on the server: a and b change different files.
+	// A merge on the server: a and b change different files. (a's
+	// work.json names another author than the token's: the change asks
+	// the server again.)
+	wj := filepath.Join(a, ".desk-work", "work.json")
+	if w := readFile(t, wj); !strings.Contains(w, `"author": "owner"`) {
+		t.Fatalf("work.json does not keep the author: %s", w)
+	} else {
+		writeFile(t, wj, strings.Replace(w, `"author": "owner"`, `"author": "someone-else"`, 1))
+	}
 	writeFile(t, filepath.Join(a, "src/a.go"), "package src\n\n// A is a.\nconst A = 10\n")
 	c.ok(a, "change", "-m", "a: A is 10")
+	if w := readFile(t, wj); !strings.Contains(w, `"author": "owner"`) {
+		t.Fatalf("work.json after the author was asked again: %s", w)
+	}
 	c.ok(a, "land")
 	c.ok(b, "change", "-m", "b: B is 3")
 	if out := c.ok(b, "land"); !strings.Contains(out, "merged it as") {

@@ -15,13 +15,14 @@ const WorkDir = ".desk-work"
 // WorkFile is a work folder's work.json: where its code comes from and
 // what it stands on.
 type WorkFile struct {
-	Server      string `json:"server"`       // the desk server's URL
-	Repo        string `json:"repo"`         // owner/name
-	Workspace   string `json:"workspace"`    // the folder's id, sent with each change
-	TokenEnv    string `json:"token_env"`    // the variable that holds the token
-	TokenSecret string `json:"token_secret"` // its name in the secret store, if any
-	Base        *ID    `json:"base"`         // the change the folder was checked out or synced at
-	Last        *ID    `json:"last"`         // the newest change made in the folder
+	Server      string `json:"server"`           // the desk server's URL
+	Repo        string `json:"repo"`             // owner/name
+	Workspace   string `json:"workspace"`        // the folder's id, sent with each change
+	TokenEnv    string `json:"token_env"`        // the variable that holds the token
+	TokenSecret string `json:"token_secret"`     // its name in the secret store, if any
+	Base        *ID    `json:"base"`             // the change the folder was checked out or synced at
+	Last        *ID    `json:"last"`             // the newest change made in the folder
+	Author      string `json:"author,omitempty"` // the name the token stood for at the last change (whoami), kept to save a request
 }
 
 // FindWork returns the work.json of the work folder that holds dir (dir

@@ -33,8 +33,9 @@ type Folder struct {
 	Root  string
 	Work  code.WorkFile
 	ix    *index
-	lost  bool // the index was lost: the base must be listed again
-	stale bool // the index's base moved on in memory: write it
+	lost  bool   // the index was lost: the base must be listed again
+	stale bool   // the index's base moved on in memory: write it
+	scans uint32 // the scans made by this process, to mark what each saw
 }
 
 // Find opens the work folder that holds dir, with its index. NotFound

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unsafe"
 
 	"desk/code"
 )
@@ -27,6 +28,7 @@ type Stat struct {
 	MTime int64
 	Mode  code.Mode
 	ID    code.ID
+	scan  uint32 // the scan of this process that saw the file last
 }
 
 // index is the file .desk-work/index: the snapshot of the base (files and
@@ -77,8 +79,9 @@ func decodeIndex(data []byte) (*index, error) {
 	if !bytes.HasPrefix(data, []byte(indexMagic)) {
 		return nil, errIndex
 	}
-	// The paths are cut from one string of the whole file: no copy each.
-	all := string(data)
+	// The paths are cut from one string over the file's bytes, which
+	// nothing writes again: no copy of the file, none of each path.
+	all := unsafe.String(&data[0], len(data))
 	i := len(indexMagic)
 	bad := false
 	getU := func() uint64 {
@@ -150,7 +153,7 @@ func decodeIndex(data []byte) (*index, error) {
 }
 
 func readIndex(root string) (*index, error) {
-	b, err := os.ReadFile(filepath.Join(root, WorkDir, IndexName))
+	b, err := mapFile(filepath.Join(root, WorkDir, IndexName))
 	if errors.Is(err, fs.ErrNotExist) {
 		return &index{scan: map[string]Stat{}}, nil
 	}

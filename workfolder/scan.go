@@ -44,14 +44,26 @@ type Change struct {
 // git); .desk-work and the .desk-main copies never are. Each name is
 // looked at relative to its open folder, one call each, as git does.
 func (f *Folder) Scan() (*Scan, error) {
-	w := &walker{f: f}
+	// The scan updates the index's own map in place (a second map of
+	// every file would be as many pages to fault in again), marking what
+	// it sees, and drops what it did not see.
+	if f.ix.scan == nil {
+		f.ix.scan = map[string]Stat{}
+	}
+	f.scans++
+	w := &walker{f: f, mark: f.scans}
 	w.desk = deskRules(f.Root)
-	w.s = &Scan{Files: make(map[string]Stat, len(f.ix.scan)+16), Read: map[string][]byte{}}
+	w.s = &Scan{Files: f.ix.scan, Read: map[string][]byte{}}
 	if err := w.dir(dirJob{full: f.Root}); err != nil {
 		return nil, err
 	}
 	s := w.s
-	if len(s.Files) != len(f.ix.scan) {
+	if w.seen != len(s.Files) {
+		for p, st := range s.Files {
+			if st.scan != w.mark {
+				delete(s.Files, p)
+			}
+		}
 		s.dirty = true
 	}
 	sort.Strings(s.MainCopies)
@@ -60,6 +72,8 @@ func (f *Folder) Scan() (*Scan, error) {
 
 type walker struct {
 	f     *Folder
+	mark  uint32 // this scan's mark on what it sees
+	seen  int
 	desk  *rules
 	paths map[string]bool // the paths of the base, made when an ignore rule first matches
 	s     *Scan
@@ -137,7 +151,9 @@ func (w *walker) dir(j dirJob) error {
 		if (j.onlyTracked || isIgnored(w.desk, rs, p, false)) && !w.inBase(p) {
 			continue
 		}
-		if old, ok := w.f.ix.scan[p]; ok && old.Size == st.Size && old.MTime == st.MTime && old.Mode == st.Mode {
+		st.scan = w.mark
+		w.seen++
+		if old, ok := w.s.Files[p]; ok && old.Size == st.Size && old.MTime == st.MTime && old.Mode == st.Mode {
 			st.ID = old.ID
 		} else {
 			data, err := readEntry(filepath.Join(j.full, name), st.Mode)

@@ -2,6 +2,7 @@ package workfolder
 
 import (
 	"io/fs"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,4 +53,25 @@ func statAt(fd int, dir, name string) (Stat, int, error) {
 	}
 	mode, kind := modeOf(m)
 	return Stat{Size: st.Size, MTime: st.Mtim.Nano(), Mode: mode}, kind, nil
+}
+
+// mapFile maps a file read-only. The index is read this way: the pages
+// come from the file's cache, many at each fault, where a read would
+// fault in and fill a fresh buffer page by page. The mapping is never
+// undone, since the index's strings point into it; the process ends
+// soon after.
+func mapFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() == 0 {
+		return nil, nil
+	}
+	return unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_PRIVATE)
 }

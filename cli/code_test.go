@@ -270,13 +270,18 @@ func sendChange(t *testing.T, c *deskhttp.CodeClient, id code.ID, objs []code.Ob
 	for _, o := range objs {
 		refs = append(refs, o.Ref())
 	}
-	missing, err := c.Missing(ctx, refs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The server takes at most 1000 objects a request, as the thin client
+	// sends them.
+	const batch = 1000
 	need := map[code.Ref]bool{}
-	for _, m := range missing {
-		need[m] = true
+	for i := 0; i < len(refs); i += batch {
+		missing, err := c.Missing(ctx, refs[i:min(i+batch, len(refs))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range missing {
+			need[m] = true
+		}
 	}
 	var up []code.Object
 	for _, o := range objs {
@@ -285,8 +290,10 @@ func sendChange(t *testing.T, c *deskhttp.CodeClient, id code.ID, objs []code.Ob
 			need[o.Ref()] = false
 		}
 	}
-	if _, err := c.PostObjects(ctx, up); err != nil {
-		t.Fatal(err)
+	for i := 0; i < len(up); i += batch {
+		if _, err := c.PostObjects(ctx, up[i:min(i+batch, len(up))]); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := c.Index(ctx, id, ws); err != nil {
 		t.Fatal(err)

@@ -20,7 +20,10 @@ import (
 // Server is a running `desk serve` process.
 type Server struct {
 	URL string
-	cmd *exec.Cmd
+	// Token is the bearer token a team server's requests carry ("" for a
+	// local desk, which needs none).
+	Token string
+	cmd   *exec.Cmd
 
 	mu   sync.Mutex
 	logs []string // the last lines it wrote, for a failure's message

@@ -27,11 +27,19 @@ type arrival struct {
 // Subscribe opens the server's event stream at path and sends every
 // change event to the returned channel as it is read, until ctx ends.
 func Subscribe(ctx context.Context, base, path string) (<-chan arrival, error) {
+	return SubscribeAs(ctx, base, "", path)
+}
+
+// SubscribeAs is Subscribe with a bearer token (none when token is "").
+func SubscribeAs(ctx context.Context, base, token, path string) (<-chan arrival, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return nil, err

@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"desk/identity"
 	"desk/internal/s3server"
 	"desk/s3"
 )
@@ -190,6 +192,15 @@ func runTeamDesk(ctx context.Context, cfg *TeamConfig) (*DeskRun, error) {
 		if servers[i], err = StartServe(ctx, cfg.Bin, args, env...); err != nil {
 			return nil, fmt.Errorf("replica %d: %w", i+1, err)
 		}
+	}
+	// The first replica made the admin on the empty database and wrote its
+	// token to its data folder: every client of every replica uses it.
+	token, err := os.ReadFile(filepath.Join(cfg.Work, "replica-1", identity.AdminTokenFile))
+	if err != nil {
+		return nil, fmt.Errorf("the team server's admin token: %w", err)
+	}
+	for _, s := range servers {
+		s.Token = strings.TrimSpace(string(token))
 	}
 	run, err := drive(ctx, cfg, servers, cfg.Kill && cfg.Replicas >= 3)
 	if err != nil {

@@ -47,6 +47,9 @@ func (f *failover) call(ctx context.Context, method, path string, body any, out 
 		if body != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
+		if t := f.servers[f.at].Token; t != "" {
+			req.Header.Set("Authorization", "Bearer "+t)
+		}
 		resp, err := f.clients[f.at].Do(req)
 		var data []byte
 		if err == nil {

@@ -37,13 +37,13 @@ func drive(ctx context.Context, cfg *TeamConfig, servers []*Server, kill bool) (
 	defer cancel()
 	// The probe writes through the first replica; its subscriber listens
 	// on the second (or the only one).
-	events, err := Subscribe(sctx, servers[1%len(servers)].URL, "/api/projects/"+fx.project+"/events")
+	events, err := SubscribeAs(sctx, servers[1%len(servers)].URL, servers[1%len(servers)].Token, "/api/projects/"+fx.project+"/events")
 	if err != nil {
 		return nil, err
 	}
 	// Each owner's page holds the project's event stream too.
 	for k := 0; k < cfg.Owners; k++ {
-		ch, err := Subscribe(sctx, servers[k%len(servers)].URL, "/api/projects/"+fx.project+"/events")
+		ch, err := SubscribeAs(sctx, servers[k%len(servers)].URL, servers[k%len(servers)].Token, "/api/projects/"+fx.project+"/events")
 		if err != nil {
 			return nil, err
 		}

@@ -148,6 +148,21 @@ const feedChannel = "desk_feed"
 // request, and the feed rows, the notification and the COMMIT go in one
 // batch (tx.commit).
 func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.write(ctx, nil, fn)
+}
+
+// lockedRead is a read a write sends with its lock's request, so that it
+// runs as soon as the lock is granted and its answer comes back with the
+// grant's: one round trip under the lock fewer.
+type lockedRead struct {
+	sql  string
+	args []any
+	scan func(pgx.Row) error
+}
+
+// write is update with a first read that goes with the lock (none when
+// first is nil).
+func (db *DB) write(ctx context.Context, first *lockedRead, fn func(tx *Tx) error) error {
 	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
@@ -166,7 +181,25 @@ func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN`)
 	b.Queue(`SELECT pg_advisory_xact_lock($1)`, writeLock)
-	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+	if first != nil {
+		b.Queue(first.sql, first.args...)
+	}
+	br := conn.SendBatch(ctx, b)
+	_, err = br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err != nil {
+		br.Close()
+		return fail(fmt.Errorf("begin write: %w", err))
+	}
+	if first != nil {
+		if err := first.scan(br.QueryRow()); err != nil {
+			br.Close()
+			return fail(err)
+		}
+	}
+	if err := br.Close(); err != nil {
 		return fail(fmt.Errorf("begin write: %w", err))
 	}
 	tx.stamp()

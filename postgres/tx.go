@@ -96,9 +96,14 @@ func (tx *Tx) activity(r *row, actor, action string, detail any) (int64, error) 
 		r.rowid, actor, action, string(b), tx.ts).Scan(&id); err != nil {
 		return 0, err
 	}
+	tx.activityFed(r, id, actor, action)
+	return id, nil
+}
+
+// activityFed records the feed row of timeline entry id on r.
+func (tx *Tx) activityFed(r *row, id int64, actor, action string) {
 	key := r.ID
 	tx.feed(desk.Change{Project: r.Project, Issue: &key, Type: desk.ChangeActivity, ID: id, Action: action, Actor: actor}, r.rowid)
-	return id, nil
 }
 
 // projectChange records a write that concerns a project but no issue.

@@ -20,12 +20,9 @@ func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (
 		return nil, nil, err
 	}
 	var out *desk.Comment
-	var is *desk.Issue
-	err = db.update(ctx, func(tx *Tx) error {
-		r, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	var rowid int64
+	err = db.updateIssue(ctx, id, func(tx *Tx, r *row) error {
+		rowid = r.rowid
 		cid, err := tx.addComment(r, in, files)
 		if err != nil {
 			return err
@@ -39,17 +36,18 @@ func (db *DB) AddComment(ctx context.Context, id string, in desk.CommentInput) (
 				return err
 			}
 		}
-		after, err := issueByRowID(ctx, tx, r.rowid)
-		if err != nil {
-			return err
-		}
-		is = &after.Issue
-		return db.withClaim(ctx, tx, after)
+		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, is, nil
+	// The issue as the comment left it, read once the writers' lock is
+	// released (as writeIssue reads its answer).
+	after, err := issueByRowID(ctx, db.pool, rowid)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, &after.Issue, db.withClaim(ctx, db.pool, after)
 }
 
 func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentInput) (int64, error) {
@@ -57,9 +55,13 @@ func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentIn
 	if in.Verdict != "" {
 		verdict = &in.Verdict
 	}
+	// The comment and the issue's time in one statement: one round trip
+	// under the writers' lock.
 	var cid int64
-	if err := tx.queryRow(`INSERT INTO comments (issue_id, author, text, verdict, created_at, words)
-		VALUES ($1, $2, $3, $4, $5, to_tsvector('desk_search', $6)) RETURNING id`,
+	if err := tx.queryRow(`WITH c AS (INSERT INTO comments (issue_id, author, text, verdict, created_at, words)
+		VALUES ($1, $2, $3, $4, $5, to_tsvector('desk_search', $6)) RETURNING id),
+		u AS (UPDATE issues SET updated_at = $5 WHERE id = $1)
+		SELECT id FROM c`,
 		r.rowid, in.Author, in.Text, verdict, tx.ts, searchWords(in.Text)).Scan(&cid); err != nil {
 		return 0, err
 	}
@@ -70,9 +72,6 @@ func (tx *Tx) addComment(r *row, in desk.CommentInput, files []desk.AttachmentIn
 		if _, err := tx.addAttachments(r, &cid, files, in.Author, false); err != nil {
 			return 0, err
 		}
-	}
-	if err := tx.exec(`UPDATE issues SET updated_at = $1 WHERE id = $2`, tx.ts, r.rowid); err != nil {
-		return 0, err
 	}
 	if to := desk.VerdictStatus(r.Status, in.Verdict); to != "" {
 		p, err := projectByID(tx.ctx, tx, r.projectID)

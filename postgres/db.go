@@ -141,30 +141,73 @@ const feedChannel = "desk_feed"
 // update runs fn in a write transaction and commits it with the feed rows
 // fn recorded. Blobs fn wrote are removed again when it fails, and blobs
 // it dropped are removed once it commits.
+//
+// The writers' lock is held from its grant to the commit, and every other
+// write of every replica waits for it, so the transaction keeps its round
+// trips to the server under the lock few: BEGIN goes with the lock's
+// request, and the feed rows, the notification and the COMMIT go in one
+// batch (tx.commit).
 func (db *DB) update(ctx context.Context, fn func(tx *Tx) error) error {
-	pgtx, err := db.pool.BeginTx(ctx, pgx.TxOptions{})
+	return db.write(ctx, nil, fn)
+}
+
+// lockedRead is a read a write sends with its lock's request, so that it
+// runs as soon as the lock is granted and its answer comes back with the
+// grant's: one round trip under the lock fewer.
+type lockedRead struct {
+	sql  string
+	args []any
+	scan func(pgx.Row) error
+}
+
+// write is update with a first read that goes with the lock (none when
+// first is nil).
+func (db *DB) write(ctx context.Context, first *lockedRead, fn func(tx *Tx) error) error {
+	conn, err := db.pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	tx := newTx(ctx, db, pgtx)
+	// A connection left inside a transaction (a failed rollback, a
+	// cancelled call) is closed by the pool on release, never reused.
+	defer conn.Release()
+	tx := newTx(ctx, db, conn)
 	fail := func(err error) error {
-		pgtx.Rollback(context.WithoutCancel(ctx))
+		if conn.Conn().PgConn().TxStatus() != 'I' {
+			conn.Exec(context.WithoutCancel(ctx), `ROLLBACK`)
+		}
 		tx.rollbackBlobs()
 		return err
 	}
-	if _, err := pgtx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, writeLock); err != nil {
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN`)
+	b.Queue(`SELECT pg_advisory_xact_lock($1)`, writeLock)
+	if first != nil {
+		b.Queue(first.sql, first.args...)
+	}
+	br := conn.SendBatch(ctx, b)
+	_, err = br.Exec()
+	if err == nil {
+		_, err = br.Exec()
+	}
+	if err != nil {
+		br.Close()
+		return fail(fmt.Errorf("begin write: %w", err))
+	}
+	if first != nil {
+		if err := first.scan(br.QueryRow()); err != nil {
+			br.Close()
+			return fail(err)
+		}
+	}
+	if err := br.Close(); err != nil {
 		return fail(fmt.Errorf("begin write: %w", err))
 	}
 	tx.stamp()
 	if err := fn(tx); err != nil {
 		return fail(err)
 	}
-	if err := tx.finish(); err != nil {
+	if err := tx.commit(); err != nil {
 		return fail(err)
-	}
-	if err := pgtx.Commit(ctx); err != nil {
-		tx.rollbackBlobs()
-		return fmt.Errorf("commit: %w", err)
 	}
 	tx.commitBlobs()
 	return nil

@@ -114,11 +114,7 @@ func (db *DB) UpdateIssue(ctx context.Context, id string, f desk.IssueFields, ac
 // write transaction, and answers with the issue as it is then.
 func (db *DB) writeIssue(ctx context.Context, id string, fn func(tx *Tx, r *row) error) (*desk.Issue, error) {
 	var key string
-	err := db.update(ctx, func(tx *Tx) error {
-		r, _, err := resolve(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	err := db.updateIssue(ctx, id, func(tx *Tx, r *row) error {
 		key = r.ID
 		return fn(tx, r)
 	})

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 
 	"desk"
 )
@@ -18,19 +19,27 @@ func (db *DB) SetPlan(ctx context.Context, id string, steps []desk.Step, verific
 		if err != nil {
 			return err
 		}
-		if err := tx.savePlan(r, plan); err != nil {
-			return err
-		}
-		_, err = tx.activity(r, actor, desk.ActPlan, detail)
-		return err
+		return tx.savePlan(r, plan, actor, detail)
 	})
 }
 
-func (tx *Tx) savePlan(r *row, plan desk.Plan) error {
+// savePlan stores r's new plan and its "plan" timeline entry (detail) in
+// one statement: one round trip under the writers' lock.
+func (tx *Tx) savePlan(r *row, plan desk.Plan, actor string, detail any) error {
+	b, err := json.Marshal(detail)
+	if err != nil {
+		return err
+	}
 	pr := plan.Progress()
 	r.Plan, r.Progress = plan, pr
-	return tx.exec(`UPDATE issues SET plan = $1, plan_done = $2, plan_total = $3, updated_at = $4 WHERE id = $5`,
-		jsonText(plan), pr.Done, pr.Total, tx.ts, r.rowid)
+	var id int64
+	if err := tx.queryRow(`WITH u AS (UPDATE issues SET plan = $1, plan_done = $2, plan_total = $3, updated_at = $4 WHERE id = $5)
+		INSERT INTO activity (issue_id, actor, action, detail, created_at) VALUES ($5, $6, $7, $8, $4) RETURNING id`,
+		jsonText(plan), pr.Done, pr.Total, tx.ts, r.rowid, actor, desk.ActPlan, string(b)).Scan(&id); err != nil {
+		return err
+	}
+	tx.activityFed(r, id, actor, desk.ActPlan)
+	return nil
 }
 
 // UpdateStep changes one plan step and moves the issue's status as the
@@ -50,10 +59,7 @@ func (tx *Tx) updateStep(r *row, n int, p desk.StepPatch, actor string) error {
 	if err != nil {
 		return err
 	}
-	if err := tx.savePlan(r, c.Plan); err != nil {
-		return err
-	}
-	if _, err := tx.activity(r, actor, desk.ActPlan, c.Detail); err != nil {
+	if err := tx.savePlan(r, c.Plan, actor, c.Detail); err != nil {
 		return err
 	}
 	if c.Status == "" {

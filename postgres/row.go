@@ -88,18 +88,56 @@ func scanIssue(s pgx.Row) (*row, error) {
 
 // issueByKey reads an issue by its key ("MG-12"), with body and plan.
 func issueByKey(ctx context.Context, q querier, key string) (*row, error) {
-	prefix, number, err := desk.ParseIssueKey(key)
+	sql, args, err := issueByKeyQuery(key)
 	if err != nil {
 		return nil, err
 	}
-	r, err := scanIssue(q.QueryRow(ctx, issueSelect(true)+`WHERE p.prefix = $1 AND i.number = $2`, prefix, number))
+	return scanIssueByKey(q.QueryRow(ctx, sql, args...), key)
+}
+
+// issueByKeyQuery is issueByKey's statement, for a caller that sends it
+// in a batch.
+func issueByKeyQuery(key string) (string, []any, error) {
+	prefix, number, err := desk.ParseIssueKey(key)
+	if err != nil {
+		return "", nil, err
+	}
+	return issueSelect(true) + `WHERE p.prefix = $1 AND i.number = $2`, []any{prefix, number}, nil
+}
+
+// scanIssueByKey reads the answer to issueByKeyQuery(key).
+func scanIssueByKey(s pgx.Row, key string) (*row, error) {
+	r, err := scanIssue(s)
 	if errors.Is(err, pgx.ErrNoRows) {
+		prefix, number, _ := desk.ParseIssueKey(key)
 		return nil, notFound("no issue %s", desk.IssueKey(prefix, number))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read issue %s: %w", key, err)
 	}
 	return r, nil
+}
+
+// updateIssue runs fn in a write transaction on the issue key stands for
+// (following merges), read under the writers' lock in the lock's own
+// round trip.
+func (db *DB) updateIssue(ctx context.Context, key string, fn func(tx *Tx, r *row) error) error {
+	sql, args, err := issueByKeyQuery(key)
+	if err != nil {
+		return err
+	}
+	var r *row
+	first := &lockedRead{sql: sql, args: args, scan: func(s pgx.Row) (err error) {
+		r, err = scanIssueByKey(s, key)
+		return err
+	}}
+	return db.write(ctx, first, func(tx *Tx) error {
+		r, _, err := followMerges(ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		return fn(tx, r)
+	})
 }
 
 // issueByRowID reads an issue by its row id.
@@ -118,6 +156,12 @@ func resolve(ctx context.Context, q querier, key string) (r *row, from string, e
 	if err != nil {
 		return nil, "", err
 	}
+	return followMerges(ctx, q, r)
+}
+
+// followMerges follows r's merges to the issue that holds it now; from is
+// r's key when it was merged, else "".
+func followMerges(ctx context.Context, q querier, r *row) (_ *row, from string, err error) {
 	for hops := 0; r.mergedID != 0 && hops < 20; hops++ {
 		if from == "" {
 			from = r.ID

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
 	"desk"
@@ -15,7 +16,7 @@ import (
 // rows it appends at its end, and the blobs it wrote or will delete, so
 // that they follow the transaction's fate.
 type Tx struct {
-	tx  pgx.Tx
+	tx  txConn
 	db  *DB
 	ctx context.Context
 	now time.Time
@@ -29,6 +30,12 @@ type Tx struct {
 	dropBlobs []string
 }
 
+// txConn is the connection a write transaction runs on.
+type txConn interface {
+	querier
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
 type feedRow struct {
 	c       desk.Change
 	issueID int64
@@ -36,7 +43,7 @@ type feedRow struct {
 
 type touchedIssue struct{ project, key string }
 
-func newTx(ctx context.Context, db *DB, tx pgx.Tx) *Tx {
+func newTx(ctx context.Context, db *DB, tx txConn) *Tx {
 	return &Tx{tx: tx, db: db, ctx: ctx, fed: map[int64]bool{}, touched: map[int64]touchedIssue{}}
 }
 
@@ -89,9 +96,14 @@ func (tx *Tx) activity(r *row, actor, action string, detail any) (int64, error) 
 		r.rowid, actor, action, string(b), tx.ts).Scan(&id); err != nil {
 		return 0, err
 	}
+	tx.activityFed(r, id, actor, action)
+	return id, nil
+}
+
+// activityFed records the feed row of timeline entry id on r.
+func (tx *Tx) activityFed(r *row, id int64, actor, action string) {
 	key := r.ID
 	tx.feed(desk.Change{Project: r.Project, Issue: &key, Type: desk.ChangeActivity, ID: id, Action: action, Actor: actor}, r.rowid)
-	return id, nil
 }
 
 // projectChange records a write that concerns a project but no issue.
@@ -99,10 +111,12 @@ func (tx *Tx) projectChange(slug, action, actor string) {
 	tx.feed(desk.Change{Project: slug, Type: desk.ChangeProject, Action: action, Actor: actor}, 0)
 }
 
-// finish gives every touched issue without a feed row an "issue" row, then
-// appends the feed rows and notifies the other replicas, which hear of it
-// when the transaction commits.
-func (tx *Tx) finish() error {
+// commit gives every touched issue without a feed row an "issue" row,
+// then appends the feed rows, notifies the other replicas (who hear of it
+// when the transaction commits) and commits, all in one round trip: this
+// is the end of the time under the writers' lock. A failed statement
+// skips the ones after it, COMMIT among them, and the caller rolls back.
+func (tx *Tx) commit() error {
 	for id, t := range tx.touched {
 		if tx.fed[id] {
 			continue
@@ -110,23 +124,36 @@ func (tx *Tx) finish() error {
 		key := t.key
 		tx.feed(desk.Change{Project: t.project, Issue: &key, Type: desk.ChangeIssue, Action: "updated"}, id)
 	}
-	if len(tx.feedRows) == 0 {
-		return nil
-	}
-	var last int64
-	for _, f := range tx.feedRows {
+	b := &pgx.Batch{}
+	for i, f := range tx.feedRows {
 		c := f.c
 		var issueID any
 		if f.issueID != 0 {
 			issueID = f.issueID
 		}
-		if err := tx.queryRow(`INSERT INTO changes (project, issue_id, issue, type, ref_id, action, actor, verdict, version, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING seq`,
-			c.Project, issueID, c.Issue, c.Type, c.ID, c.Action, c.Actor, c.Verdict, c.Version, tx.ts).Scan(&last); err != nil {
+		insert := `INSERT INTO changes (project, issue_id, issue, type, ref_id, action, actor, verdict, version, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`
+		args := []any{c.Project, issueID, c.Issue, c.Type, c.ID, c.Action, c.Actor, c.Verdict, c.Version, tx.ts}
+		if i == len(tx.feedRows)-1 {
+			// The payload is the write's newest seq.
+			insert = `WITH c AS (` + insert + ` RETURNING seq) SELECT pg_notify($11, seq::text) FROM c`
+			args = append(args, feedChannel)
+		}
+		b.Queue(insert, args...)
+	}
+	b.Queue(`COMMIT`)
+	br := tx.tx.SendBatch(tx.ctx, b)
+	for range tx.feedRows {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
 			return err
 		}
 	}
-	return tx.exec(`SELECT pg_notify($1, $2)`, feedChannel, itoa64(last))
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return fmt.Errorf("commit: %w", err)
+	}
+	return br.Close()
 }
 
 func (tx *Tx) rollbackBlobs() {

@@ -65,11 +65,13 @@ func (s *Service) flush(ctx context.Context) error {
 	s.queue = newBatch()
 	s.mu.Unlock()
 	if s.superseded.Load() {
+		b.saved(ErrUnavailable)
 		return nil
 	}
 	err := s.store.SaveAgents(ctx, b.store(s.gen))
 	switch {
 	case err == nil:
+		b.saved(nil)
 		s.stats.persisted.Add(int64(len(b.events)))
 		s.stats.batches.Add(1)
 		s.trimMu.Lock()
@@ -78,7 +80,17 @@ func (s *Service) flush(ctx context.Context) error {
 		}
 		s.trimMu.Unlock()
 		return nil
+	case desk.ErrorCode(err) == desk.Conflict && s.opts.Shared:
+		// Two servers started on an empty store at once, and each took a
+		// first generation: write with the store's, and try again.
+		if gen, gerr := s.store.AgentGeneration(ctx); gerr == nil && gen != s.gen {
+			s.log.Info("agent generation of the shared store moved; writing with it", "generation", s.gen, "store", gen)
+			s.mu.Lock()
+			s.gen = gen
+			s.mu.Unlock()
+		}
 	case desk.ErrorCode(err) == desk.Conflict:
+		b.saved(ErrUnavailable)
 		if !s.superseded.Swap(true) {
 			s.log.Warn("a newer desk server tracks agents on this data folder; this one stops", "err", err)
 		}

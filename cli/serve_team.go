@@ -192,7 +192,7 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},
 		Observe: m.Request, Code: codeSvc,
-		Team:    true, Identities: ids, Agents: agents,
+		Team: true, Identities: ids, Agents: agents,
 		Devices: &identity.Devices{Store: db.Identities(), Identities: ids},
 	})
 	if err := srv.Open(); err != nil {

@@ -25,7 +25,9 @@ type SessionLoader interface {
 // the only writer of its store, and its memory already holds every change.
 //
 // A snapshot older than the session this server holds is skipped: that is
-// this server's own save coming back while it already applied later events.
+// this server's own save coming back (the store keeps times to the
+// millisecond, so its copy reads older than the memory's), which would
+// drop what memory alone holds, such as the tool calls running.
 func (s *Service) Follow(ctx context.Context, cs []*desk.Change) {
 	if !s.opts.Shared {
 		return

@@ -14,7 +14,10 @@
 // At Open the Service takes a new agent generation from the store. If
 // another server starts on the same data folder later, this one's saves
 // are refused, and it answers reports with ErrUnavailable, so their hooks
-// spool them for the newer server instead.
+// spool them for the newer server instead. The team server's replicas
+// share one store instead (Options.Shared): they all write with its one
+// generation, and each follows the others' saves through the change feed
+// (Follow), so the store is the picture and each memory a cache of it.
 package live
 
 import (

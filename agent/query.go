@@ -217,3 +217,13 @@ func (t *Tracker) Restore(sessions []Session) {
 		t.records[s.ID] = r
 	}
 }
+
+// Remove forgets session id, with its sub-agents: another server merged it
+// into another session, or the store no longer keeps it.
+func (t *Tracker) Remove(id string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if r := t.records[id]; r != nil {
+		t.forget(r)
+	}
+}

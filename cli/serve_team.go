@@ -187,7 +187,7 @@ func serveTeam(ctx context.Context, c *Context, o teamOptions) error {
 	if err != nil {
 		return fmt.Errorf("make the first admin: %w", err)
 	}
-	agents := live.New(db, live.Options{DataDir: c.DataDir, Logger: logger})
+	agents := live.New(db, live.Options{DataDir: c.DataDir, Logger: logger, Shared: true})
 	srv := deskhttp.NewServer(feedMetrics{db, m, pairSvc}, deskhttp.Options{
 		Addr: net.JoinHostPort(host, strconv.Itoa(o.port)), LAN: o.lan, Logger: logger,
 		Health:  deskhttp.Health{Build: build, DB: db.Ping, Objects: objectsCheck},

@@ -32,6 +32,12 @@ type Agents interface {
 	OnIssue(key string) []agent.Session
 }
 
+// feedFollower is an Agents whose picture follows the change feed, because
+// other servers save agents to the same store (live.Service in team mode).
+type feedFollower interface {
+	Follow(ctx context.Context, cs []*desk.Change)
+}
+
 // agentRoutes adds the agent routes to rt.
 func (s *Server) agentRoutes(rt *router) {
 	rt.handle(http.MethodPost, "/api/hooks/{client}", s.receiveHook)

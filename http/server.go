@@ -189,7 +189,17 @@ func (s *Server) Open() error {
 	}
 	go func() {
 		defer s.wg.Done()
-		err := s.store.Watch(s.ctx, last, s.hub.publish)
+		publish := s.hub.publish
+		if f, ok := s.opts.Agents.(feedFollower); ok {
+			// The agents' picture takes a batch before the streams do:
+			// a page that hears of an agent's change and asks for the
+			// agents then sees it.
+			publish = func(cs []*desk.Change) {
+				f.Follow(s.ctx, cs)
+				s.hub.publish(cs)
+			}
+		}
+		err := s.store.Watch(s.ctx, last, publish)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			s.log.Error("follow the change feed", "err", err)
 		}

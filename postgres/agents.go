@@ -238,26 +238,57 @@ func (db *DB) LoadAgents(ctx context.Context, since time.Time, limit int) ([]age
 			return err
 		}
 		for i, id := range ids {
-			if out[i].Events, err = agentEvents(ctx, q, id, agent.RecentEvents, false); err != nil {
-				return err
-			}
-			err := eachRow(ctx, q, `SELECT issue FROM agent_session_issues WHERE session_id = $1 ORDER BY id`, []any{id}, func(rs pgx.Rows) error {
-				var is string
-				if err := rs.Scan(&is); err != nil {
-					return err
-				}
-				if !slices.Contains(out[i].Issues, is) {
-					out[i].Issues = append(out[i].Issues, is)
-				}
-				return nil
-			})
-			if err != nil {
+			if err := agentDetails(ctx, q, id, &out[i]); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
 	return out, err
+}
+
+// LoadAgent returns one session as the store keeps it, with its recent
+// events and the issues it touched; false when the store has none of that
+// id (or cannot read its snapshot). A replica calls it for every agent row
+// of the feed, so that its picture follows what the others saved.
+func (db *DB) LoadAgent(ctx context.Context, session string) (agent.Session, bool, error) {
+	var s agent.Session
+	found := false
+	err := db.view(ctx, func(q querier) error {
+		var id int64
+		var snap string
+		err := q.QueryRow(ctx, `SELECT id, snapshot FROM agent_sessions WHERE session = $1`, session).Scan(&id, &snap)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if json.Unmarshal([]byte(snap), &s) != nil {
+			return nil
+		}
+		found = true
+		return agentDetails(ctx, q, id, &s)
+	})
+	return s, found, err
+}
+
+// agentDetails adds to s, the session of row id, its recent events
+// (without their payloads) and the issues it touched.
+func agentDetails(ctx context.Context, q querier, id int64, s *agent.Session) error {
+	var err error
+	if s.Events, err = agentEvents(ctx, q, id, agent.RecentEvents, false); err != nil {
+		return err
+	}
+	return eachRow(ctx, q, `SELECT issue FROM agent_session_issues WHERE session_id = $1 ORDER BY id`, []any{id}, func(rs pgx.Rows) error {
+		var is string
+		if err := rs.Scan(&is); err != nil {
+			return err
+		}
+		if !slices.Contains(s.Issues, is) {
+			s.Issues = append(s.Issues, is)
+		}
+		return nil
+	})
 }
 
 // AgentEvents returns a session's last n events, oldest first, with their

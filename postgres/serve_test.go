@@ -29,7 +29,7 @@ var (
 )
 
 // deskBinary builds desk once for the tests that run it as a process.
-func deskBinary(t *testing.T) string {
+func deskBinary(t testing.TB) string {
 	t.Helper()
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "desk-bin-")
@@ -72,7 +72,7 @@ var runningAt = regexp.MustCompile(`desk is running at (http://127\.0\.0\.1:\d+)
 
 // startReplica runs desk serve on the database and the bucket, on free
 // ports, and waits until it says where it listens.
-func startReplica(t *testing.T, dbURL string, srv *s3server.Server, bucket string) *replica {
+func startReplica(t testing.TB, dbURL string, srv *s3server.Server, bucket string) *replica {
 	t.Helper()
 	data := t.TempDir()
 	args := []string{"--data", data, "serve", "--db", dbURL, "--port", "0", "--metrics", "127.0.0.1:0"}
@@ -137,7 +137,7 @@ var adminTokens sync.Map
 // replicaTokens maps a replica's URL to the token its requests carry.
 var replicaTokens sync.Map
 
-func adminToken(t *testing.T, dbURL, data string) string {
+func adminToken(t testing.TB, dbURL, data string) string {
 	t.Helper()
 	if b, err := os.ReadFile(filepath.Join(data, "team-admin-token")); err == nil {
 		tok := strings.TrimSpace(string(b))

@@ -14,7 +14,10 @@
 // At Open the Service takes a new agent generation from the store. If
 // another server starts on the same data folder later, this one's saves
 // are refused, and it answers reports with ErrUnavailable, so their hooks
-// spool them for the newer server instead.
+// spool them for the newer server instead. The team server's replicas
+// share one store instead (Options.Shared): they all write with its one
+// generation, and each follows the others' saves through the change feed
+// (Follow), so the store is the picture and each memory a cache of it.
 package live
 
 import (
@@ -66,6 +69,13 @@ type Options struct {
 	// (default agent.DefaultTimers).
 	Now    func() time.Time
 	Timers *agent.Timers
+	// Shared says that other servers keep agents in the same store (the
+	// team server's replicas on one database). Then every server writes
+	// with the store's one generation instead of superseding the others,
+	// a report is answered only once its events are saved, and Follow
+	// keeps the picture up to date with what the others saved: the store
+	// and its feed are the truth, and memory a cache of them.
+	Shared bool
 }
 
 // ErrUnavailable is returned for reports the Service cannot take now: it
@@ -146,7 +156,12 @@ func (s *Service) Start(ctx context.Context) error {
 	if s.token, err = intake.Token(s.opts.DataDir); err != nil {
 		return err
 	}
-	if s.gen, err = s.store.StartAgents(ctx); err != nil {
+	if s.opts.Shared {
+		s.gen, err = s.sharedGeneration(ctx)
+	} else {
+		s.gen, err = s.store.StartAgents(ctx)
+	}
+	if err != nil {
 		return fmt.Errorf("start agent tracking: %w", err)
 	}
 	if err := s.restore(ctx); err != nil {
@@ -220,7 +235,11 @@ func (s *Service) Token() string { return s.token }
 
 // Generation is this server's agent generation: later than every server
 // that ran on the data folder before it.
-func (s *Service) Generation() int64 { return s.gen }
+func (s *Service) Generation() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.gen
+}
 
 // Stats counts what the Service did since it opened.
 func (s *Service) Stats() Stats { return s.stats.snapshot() }
@@ -234,15 +253,17 @@ type Stats struct {
 	Persisted int64 // events saved to the store
 	Batches   int64 // transactions the writer committed
 	Spooled   int64 // reports replayed from the spool
+	Followed  int64 // sessions read again after another server saved them (Options.Shared)
 }
 
 type counters struct {
-	reports, events, late, ignored, persisted, batches, spooled atomic.Int64
+	reports, events, late, ignored, persisted, batches, spooled, followed atomic.Int64
 }
 
 func (c *counters) snapshot() Stats {
 	return Stats{
 		Reports: c.reports.Load(), Events: c.events.Load(), Late: c.late.Load(), Ignored: c.ignored.Load(),
 		Persisted: c.persisted.Load(), Batches: c.batches.Load(), Spooled: c.spooled.Load(),
+		Followed: c.followed.Load(),
 	}
 }

@@ -54,8 +54,8 @@ func (s *Service) tickLoop() {
 // only answers what it showed last. Checking before every drain keeps
 // this one from taking reports it could no longer save.
 func (s *Service) standDown() bool {
-	if s.superseded.Load() {
-		return true
+	if s.opts.Shared || s.superseded.Load() {
+		return s.superseded.Load()
 	}
 	gen, err := s.store.AgentGeneration(s.ctx)
 	if err != nil || gen == s.gen {

@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"time"
 
 	"desk"
 	"desk/agent"
@@ -40,20 +41,32 @@ func (s *Service) Receive(r *intake.Report) (Result, error) {
 	if len(evs) == 0 {
 		return Result{}, nil // a known event that says nothing about state
 	}
-	return s.apply(evs)
+	res, saved, err := s.apply(evs)
+	if saved == nil {
+		return res, err
+	}
+	select {
+	case serr := <-saved:
+		if serr != nil {
+			return Result{}, serr
+		}
+	case <-time.After(commitWait):
+		return Result{}, fmt.Errorf("%w: the store took no events for %v", ErrUnavailable, commitWait)
+	}
+	return res, err
 }
 
-// apply applies decoded events and queues what they changed.
-func (s *Service) apply(evs []agent.Event) (Result, error) {
+// apply applies decoded events and queues what they changed. On a shared
+// Service, saved hears when what they changed is in the store.
+func (s *Service) apply(evs []agent.Event) (res Result, saved <-chan error, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.superseded.Load() {
-		return Result{}, ErrUnavailable
+		return Result{}, nil, ErrUnavailable
 	}
 	if s.queue.pending() >= maxQueued {
-		return Result{}, fmt.Errorf("%w: %d events wait for the store", ErrUnavailable, s.queue.pending())
+		return Result{}, nil, fmt.Errorf("%w: %d events wait for the store", ErrUnavailable, s.queue.pending())
 	}
-	var res Result
 	var firstErr error
 	for _, ev := range evs {
 		u, err := s.tracker.Apply(ev)
@@ -94,10 +107,15 @@ func (s *Service) apply(evs []agent.Event) (Result, error) {
 			res.State = snap.State
 		}
 	}
-	if res.Events == 0 && firstErr != nil {
-		return res, firstErr
+	if s.opts.Shared && !s.queue.empty() {
+		ch := make(chan error, 1)
+		s.queue.waiters = append(s.queue.waiters, ch)
+		saved = ch
 	}
-	return res, nil
+	if res.Events == 0 && firstErr != nil {
+		return res, saved, firstErr
+	}
+	return res, saved, nil
 }
 
 // queueSessions queues snapshots, giving each its project first. Callers
@@ -144,6 +162,7 @@ type batch struct {
 	events   []sqlite.AgentEvent
 	merged   []sqlite.AgentMerge
 	matched  []sqlite.AgentMatch
+	waiters  []chan error // reports waiting for the batch to be saved
 }
 
 func newBatch() *batch { return &batch{sessions: map[string]agent.Session{}} }
@@ -174,6 +193,15 @@ func (b *batch) prepend(old *batch) {
 	b.events = append(old.events, b.events...)
 	b.merged = append(old.merged, b.merged...)
 	b.matched = append(old.matched, b.matched...)
+	b.waiters = append(old.waiters, b.waiters...)
+}
+
+// saved tells the reports waiting for the batch how saving it ended.
+func (b *batch) saved(err error) {
+	for _, w := range b.waiters {
+		w <- err
+	}
+	b.waiters = nil
 }
 
 func (b *batch) store(gen int64) sqlite.AgentBatch {

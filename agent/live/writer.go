@@ -65,11 +65,16 @@ func (s *Service) flush(ctx context.Context) error {
 	s.queue = newBatch()
 	s.mu.Unlock()
 	if s.superseded.Load() {
+		b.saved(ErrUnavailable)
 		return nil
 	}
 	err := s.store.SaveAgents(ctx, b.store(s.gen))
+	if desk.ErrorCode(err) == desk.Conflict && s.opts.Shared && s.adoptGeneration(ctx) {
+		err = s.store.SaveAgents(ctx, b.store(s.gen))
+	}
 	switch {
 	case err == nil:
+		b.saved(nil)
 		s.stats.persisted.Add(int64(len(b.events)))
 		s.stats.batches.Add(1)
 		s.trimMu.Lock()
@@ -78,7 +83,8 @@ func (s *Service) flush(ctx context.Context) error {
 		}
 		s.trimMu.Unlock()
 		return nil
-	case desk.ErrorCode(err) == desk.Conflict:
+	case desk.ErrorCode(err) == desk.Conflict && !s.opts.Shared:
+		b.saved(ErrUnavailable)
 		if !s.superseded.Swap(true) {
 			s.log.Warn("a newer desk server tracks agents on this data folder; this one stops", "err", err)
 		}
@@ -103,4 +109,19 @@ func (s *Service) trim() {
 	if err := s.store.TrimAgentEvents(s.ctx, ids); err != nil && s.ctx.Err() == nil {
 		s.log.Warn("trim agent events", "err", err)
 	}
+}
+
+// adoptGeneration takes the shared store's generation when it moved past
+// this server's (two servers started on an empty store at once, and each
+// took a first one), and reports whether it did.
+func (s *Service) adoptGeneration(ctx context.Context) bool {
+	gen, err := s.store.AgentGeneration(ctx)
+	if err != nil || gen == s.gen {
+		return false
+	}
+	s.log.Info("the shared store's agent generation moved; writing with it", "generation", s.gen, "store", gen)
+	s.mu.Lock()
+	s.gen = gen
+	s.mu.Unlock()
+	return true
 }

@@ -69,7 +69,8 @@ func BenchmarkCodeImport(b *testing.B) {
 // imported with desk repo import and served by a real desk serve: in each
 // round, interleaved, git clone of a local bare copy and desk checkout,
 // git status and desk status with nothing changed, then desk change of one
-// file and desk land. Each figure is the median of the rounds' wall times
+// file and desk land. Beside each status, the floor: git --version and
+// desk version, processes that do nothing but start. Each figure is the median of the rounds' wall times
 // of the whole command (a process of its own), in ms.
 func BenchmarkThinClient(b *testing.B) {
 	self := filepath.Join(b.TempDir(), "self.git")
@@ -110,7 +111,7 @@ func BenchmarkThinClient(b *testing.B) {
 			run(root, deskBin, "--data", data, "login")
 			bare := filepath.Join(root, "bare.git")
 			run(root, "git", "clone", "--quiet", "--bare", c.src, bare)
-			var clone, checkout, gitStatus, status, change, land []time.Duration
+			var clone, checkout, gitVersion, version, gitStatus, status, change, land []time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				g, d := fmt.Sprintf("g%d", i), fmt.Sprintf("d%d", i)
@@ -123,6 +124,8 @@ func BenchmarkThinClient(b *testing.B) {
 				run(dd, deskBin, "status")
 				time.Sleep(60 * time.Millisecond)
 				for k := 0; k < 3; k++ {
+					gitVersion = append(gitVersion, run(gd, "git", "--version"))
+					version = append(version, run(dd, deskBin, "version"))
 					gitStatus = append(gitStatus, run(gd, "git", "status"))
 					status = append(status, run(dd, deskBin, "status"))
 				}
@@ -136,7 +139,7 @@ func BenchmarkThinClient(b *testing.B) {
 			for _, m := range []struct {
 				name string
 				ds   []time.Duration
-			}{{"gitclone-ms", clone}, {"checkout-ms", checkout}, {"gitstatus-ms", gitStatus}, {"status-ms", status}, {"change-ms", change}, {"land-ms", land}} {
+			}{{"gitclone-ms", clone}, {"checkout-ms", checkout}, {"gitversion-ms", gitVersion}, {"version-ms", version}, {"gitstatus-ms", gitStatus}, {"status-ms", status}, {"change-ms", change}, {"land-ms", land}} {
 				b.ReportMetric(medianMS(m.ds), m.name)
 			}
 		})

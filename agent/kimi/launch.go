@@ -10,7 +10,7 @@ func init() {
 		Kind: Name, Title: "Kimi Code", Bin: "kimi",
 		Paths:     []string{"~/.local/bin/kimi", "~/.npm-global/bin/kimi", "/usr/local/bin/kimi"},
 		Approvals: true,
-		Resume:    &agent.Resume{Form: "a Kimi session id (letters, digits, _ . -)", Pattern: agent.TokenPattern},
+		Resume:    &agent.Resume{Form: "a Kimi session id (letters, digits, _ . -)", Pattern: agent.TokenPattern, MaxLen: agent.TokenMaxLen},
 		Hooks:     agent.HooksInstalled,
 		Capture:   agent.CaptureHooks,
 		Build: func(l *agent.Launch) error {

@@ -225,9 +225,7 @@ func runType(ctx context.Context, c *Context, args []string) error {
 		return err
 	}
 	if *enter {
-		// Text and Enter in one write read as a paste to the TUIs that
-		// tell pastes apart (Claude Code, Codex): the Enter would not submit.
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(session.InputSettle)
 		return m.Keys(ctx, id, []string{"enter"})
 	}
 	return nil

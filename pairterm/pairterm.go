@@ -77,16 +77,12 @@ func (t *Terminals) Type(ctx context.Context, id, text string) error {
 	// Claude Code's composer (the line stays unsent); a pause lets the
 	// paste settle so that the next key is a key.
 	select {
-	case <-time.After(pasteSettle):
+	case <-time.After(session.InputSettle):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 }
-
-// pasteSettle is how long Type waits after a paste before anything else
-// is sent to the terminal.
-const pasteSettle = 250 * time.Millisecond
 
 // Keys presses keys (pair.KeyEnter, pair.KeyY, or any name desk keys
 // takes).

@@ -2,6 +2,7 @@ package session
 
 import (
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"desk"
@@ -98,3 +99,9 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// InputSettle is how long to wait after typing text before pressing a
+// key that should act as a key. Claude Code and Codex tell a paste from
+// typing by how fast the bytes come: an Enter that follows text at once
+// is taken into it as a newline, and the line stays unsent.
+const InputSettle = 250 * time.Millisecond

@@ -1,5 +1,10 @@
 package desk
 
+import (
+	"encoding/json"
+	"time"
+)
+
 // Apply changes s by u, the fields u sets, after checking u.IfState: a
 // Conflict when s is in another state. Every store's UpdateSession applies
 // its updates here.
@@ -38,4 +43,32 @@ func (u SessionUpdate) Apply(s *Session) error {
 		s.Command = *u.Command
 	}
 	return nil
+}
+
+// NoSession is the error of every store for a session id it does not
+// keep (a long id is clipped in the message).
+func NoSession(id string) error {
+	if len(id) > 64 {
+		id = id[:64] + "…"
+	}
+	return Errorf(NotFound, "no session %q", id).WithHint("desk sessions --all lists them")
+}
+
+// SessionColumnList is a session's argument list as the stores keep it in
+// a column: JSON, [] for none.
+func SessionColumnList(l []string) string {
+	if l == nil {
+		l = []string{}
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+// SessionColumnTime is a session's time as the stores keep it: "" for
+// none.
+func SessionColumnTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return FormatTime(t)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -206,26 +207,32 @@ func runBenchLoad(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	if *mdOut != "" {
-		f, err := os.Create(*mdOut)
-		if err != nil {
-			return err
-		}
-		rep.WriteMarkdown(f)
-		if err := f.Close(); err != nil {
-			return err
-		}
-	} else {
-		rep.WriteMarkdown(c.Stdout)
+	if err := writeReport(c, rep, *jsonOut, *mdOut); err != nil {
+		return err
 	}
 	if *keep {
 		fmt.Fprintf(c.Stderr, "the measured desk is in %s\n", cfg.Data)
 	}
 	return nil
+}
+
+// writeReport writes a load run's report: as JSON to jsonPath when one is
+// given, and as markdown to mdPath, or to standard output without one.
+func writeReport(c *Context, rep interface{ WriteMarkdown(io.Writer) }, jsonPath, mdPath string) error {
+	if jsonPath != "" {
+		b, _ := json.MarshalIndent(rep, "", "  ")
+		if err := os.WriteFile(jsonPath, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	if mdPath == "" {
+		rep.WriteMarkdown(c.Stdout)
+		return nil
+	}
+	f, err := os.Create(mdPath)
+	if err != nil {
+		return err
+	}
+	rep.WriteMarkdown(f)
+	return f.Close()
 }

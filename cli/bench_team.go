@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
@@ -75,22 +74,8 @@ func runBenchTeam(ctx context.Context, c *Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *jsonOut != "" {
-		b, _ := json.MarshalIndent(rep, "", "  ")
-		if err := os.WriteFile(*jsonOut, append(b, '\n'), 0o644); err != nil {
-			return err
-		}
-	}
-	out := c.Stdout
-	if *mdOut != "" {
-		f, err := os.Create(*mdOut)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		rep.WriteMarkdown(f)
-	} else {
-		rep.WriteMarkdown(out)
+	if err := writeReport(c, rep, *jsonOut, *mdOut); err != nil {
+		return err
 	}
 	var failed []string
 	for _, t := range rep.Targets {

@@ -20,21 +20,7 @@ import (
 // deskBin is the desk binary the tests run, built once.
 var deskBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "desk-cli-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	deskBin = filepath.Join(dir, "desk")
-	if err := deskbin.Build(deskBin); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { deskbin.Main(m, &deskBin) }
 
 // env is a sandbox for the binary: a home, a working folder and a data
 // folder of its own, and nothing of the developer's environment that

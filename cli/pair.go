@@ -103,8 +103,8 @@ func runPairNew(ctx context.Context, c *Context, args []string) error {
 	}
 	// A level nobody chose must never start silently: a malformed flag is a
 	// mistake in the command line, before anything is opened.
-	if lvl := strings.TrimSpace(*autonomy); lvl != "" && pair.CheckAutonomy(strings.ToLower(lvl)) != nil {
-		return Usagef("pair new", "--autonomy: %q is not auto, semi or observe", clipArg(lvl))
+	if err := checkAutonomyFlag("pair new", *autonomy); err != nil {
+		return err
 	}
 	if strings.TrimSpace(*task) == "" {
 		return Usagef("pair new", "--task is required: what the pair is to do")
@@ -112,14 +112,7 @@ func runPairNew(ctx context.Context, c *Context, args []string) error {
 	if strings.TrimSpace(*members) == "" {
 		return Usagef("pair new", "--members is required, e.g. --members opencode,codex")
 	}
-	folder := c.Dir
-	if *cwd != "" {
-		folder = *cwd
-		if !filepath.IsAbs(folder) {
-			folder = filepath.Join(c.Dir, folder)
-		}
-	}
-	folder = filepath.Clean(folder)
+	folder := pairFolder(c, *cwd)
 	db, svc, err := pairStore(ctx, c)
 	if err != nil {
 		return err
@@ -619,4 +612,25 @@ func runPairPilot(ctx context.Context, c *Context, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// pairFolder is a pair's working folder: --cwd, relative to the current
+// folder, else the current folder.
+func pairFolder(c *Context, cwd string) string {
+	if cwd == "" {
+		return filepath.Clean(c.Dir)
+	}
+	if !filepath.IsAbs(cwd) {
+		cwd = filepath.Join(c.Dir, cwd)
+	}
+	return filepath.Clean(cwd)
+}
+
+// checkAutonomyFlag refuses a malformed --autonomy as a usage error,
+// before anything is opened; empty leaves the choice to the task.
+func checkAutonomyFlag(cmd, lvl string) error {
+	if lvl = strings.TrimSpace(lvl); lvl != "" && pair.CheckAutonomy(strings.ToLower(lvl)) != nil {
+		return Usagef(cmd, "--autonomy: %q is not auto, semi or observe", clipArg(lvl))
+	}
+	return nil
 }

@@ -53,8 +53,8 @@ func runPairUp(ctx context.Context, c *Context, args []string) error {
 	if err := ownerOnly(c, "up"); err != nil {
 		return err
 	}
-	if lvl := strings.TrimSpace(*autonomy); lvl != "" && pair.CheckAutonomy(strings.ToLower(lvl)) != nil {
-		return Usagef("pair up", "--autonomy: %q is not auto, semi or observe", clipArg(lvl))
+	if err := checkAutonomyFlag("pair up", *autonomy); err != nil {
+		return err
 	}
 	if strings.TrimSpace(*task) == "" {
 		return Usagef("pair up", "--task is required: what the pair is to do")
@@ -69,14 +69,7 @@ func runPairUp(ctx context.Context, c *Context, args []string) error {
 	if w == k {
 		return Usagef("pair up", "--writer and --critic are both %s: pair two different CLIs, so that one model checks the other", w)
 	}
-	folder := c.Dir
-	if *cwd != "" {
-		folder = *cwd
-		if !filepath.IsAbs(folder) {
-			folder = filepath.Join(c.Dir, folder)
-		}
-	}
-	folder = filepath.Clean(folder)
+	folder := pairFolder(c, *cwd)
 	db, svc, err := pairStore(ctx, c)
 	if err != nil {
 		return err

@@ -22,22 +22,7 @@ import (
 
 var deskBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "desk-hook-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	deskBin = filepath.Join(dir, "desk")
-	if err := deskbin.Build(deskBin); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { deskbin.Main(m, &deskBin) }
 
 // fixture is a desk with project mygame (MyGame, MG) linked to a repo.
 type fixture struct {

@@ -22,21 +22,7 @@ import (
 // deskBin is the desk binary that runs the holders, built once.
 var deskBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "desk-pairterm-test-*")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	deskBin = filepath.Join(dir, "desk")
-	if err := deskbin.Build(deskBin); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { deskbin.Main(m, &deskBin) }
 
 // rig is a data folder with a project, a pair of claude and codex on a
 // working folder, and the pair's terminals over real session holders.

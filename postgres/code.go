@@ -73,7 +73,7 @@ func (s *CodeStore) Repos(ctx context.Context) ([]*code.RepoSummary, error) {
 				return err
 			}
 			if head != nil {
-				id := codeID(head)
+				id := code.IDOf(head)
 				r.Head = &id
 			}
 			r.Slug = r.Repo.Slug()
@@ -128,43 +128,13 @@ func (tx *Tx) indexChanges(repo int64, rows []code.ChangeRow) error {
 	return nil
 }
 
-const changeColumns = `c.id, c.tree, c.parents, c.author, c.time, c.message, c.intents, c.generation`
-
-func scanChange(sc pgx.Row, extra ...any) (*code.ChangeRow, error) {
-	var (
-		r                 code.ChangeRow
-		id, tree, parents []byte
-		at, intents       string
-	)
-	if err := sc.Scan(append([]any{&id, &tree, &parents, &r.Author, &at, &r.Message, &intents, &r.Generation}, extra...)...); err != nil {
-		return nil, err
-	}
-	r.ID, r.Tree = codeID(id), codeID(tree)
-	for len(parents) >= 32 {
-		r.Parents = append(r.Parents, codeID(parents[:32]))
-		parents = parents[32:]
-	}
-	r.Time, _ = desk.ParseTime(at)
-	r.Intents = []string{}
-	if intents != "" {
-		r.Intents = strings.Split(intents, " ")
-	}
-	return &r, nil
-}
-
-func codeID(b []byte) code.ID {
-	var id code.ID
-	copy(id[:], b)
-	return id
-}
-
 // Change returns the row of an indexed change.
 func (s *CodeStore) Change(ctx context.Context, repo int64, id code.ID) (*code.ChangeRow, error) {
 	return changeRow(ctx, s.db.pool, repo, id)
 }
 
 func changeRow(ctx context.Context, q querier, repo int64, id code.ID) (*code.ChangeRow, error) {
-	r, err := scanChange(q.QueryRow(ctx, `SELECT `+changeColumns+` FROM code_changes c WHERE c.repo_id = $1 AND c.id = $2`, repo, id[:]))
+	r, err := code.ScanChange(q.QueryRow(ctx, `SELECT `+code.ChangeColumns+` FROM code_changes c WHERE c.repo_id = $1 AND c.id = $2`, repo, id[:]))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, desk.Errorf(desk.NotFound, "no change %s in this repository", id)
 	}
@@ -187,7 +157,7 @@ func (s *CodeStore) HasChanges(ctx context.Context, repo int64, ids []code.ID) (
 		if err := rs.Scan(&b); err != nil {
 			return err
 		}
-		have[codeID(b)] = true
+		have[code.IDOf(b)] = true
 		return nil
 	})
 	if err != nil {
@@ -214,7 +184,7 @@ func readHead(ctx context.Context, q querier, repo int64) (code.Head, error) {
 	if err != nil {
 		return h, err
 	}
-	id := codeID(head)
+	id := code.IDOf(head)
 	h.Change = &id
 	return h, nil
 }
@@ -316,10 +286,7 @@ func (tx *Tx) recordLanding(repo *code.Repo, e *code.LogEntry) error {
 	if len(e.Row.Intents) == 0 {
 		return nil
 	}
-	l := desk.Landing{
-		Repo: repo.Slug(), Seq: e.Seq, Change: e.Change.String(), Submitted: e.Submitted.String(), Rebased: e.Rebased,
-		Message: firstLine(e.Row.Message), Author: e.Row.Author, LandedBy: e.LandedBy, LandedAt: desk.FormatTime(e.LandedAt),
-	}
+	l := e.Landing(repo)
 	for _, id := range e.Row.Intents {
 		r, _, err := resolve(tx.ctx, tx, id)
 		if desk.ErrorCode(err) == desk.NotFound {
@@ -335,38 +302,12 @@ func (tx *Tx) recordLanding(repo *code.Repo, e *code.LogEntry) error {
 	return nil
 }
 
-func firstLine(s string) string {
-	s = strings.TrimLeft(s, "\n")
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.TrimSpace(s)
-}
-
-const logColumns = `l.seq, l.change, l.submitted, l.rebased, l.landed_by, l.landed_at`
-
-const logSelect = `SELECT ` + changeColumns + `, ` + logColumns + ` FROM change_log l
+const logSelect = `SELECT ` + code.ChangeColumns + `, ` + code.LogColumns + ` FROM change_log l
 	JOIN code_changes c ON c.repo_id = l.repo_id AND c.id = l.change WHERE l.repo_id = $1`
-
-func scanLog(sc pgx.Row) (*code.LogEntry, error) {
-	var (
-		e                 code.LogEntry
-		change, submitted []byte
-		at                string
-	)
-	row, err := scanChange(sc, &e.Seq, &change, &submitted, &e.Rebased, &e.LandedBy, &at)
-	if err != nil {
-		return nil, err
-	}
-	e.Row = *row
-	e.Change, e.Submitted = codeID(change), codeID(submitted)
-	e.LandedAt, _ = desk.ParseTime(at)
-	return &e, nil
-}
 
 // Landed returns the entry of a submitted change.
 func (s *CodeStore) Landed(ctx context.Context, repo int64, id code.ID) (*code.LogEntry, error) {
-	e, err := scanLog(s.db.pool.QueryRow(ctx, logSelect+` AND l.submitted = $2`, repo, id[:]))
+	e, err := code.ScanLog(s.db.pool.QueryRow(ctx, logSelect+` AND l.submitted = $2`, repo, id[:]))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, nil
 	}
@@ -389,7 +330,7 @@ func (s *CodeStore) Log(ctx context.Context, repo int64, q code.LogQuery) ([]cod
 	query += ` ORDER BY l.seq DESC LIMIT $` + itoa64(int64(len(args)))
 	out := []code.LogEntry{}
 	err := eachRow(ctx, s.db.pool, query, args, func(rs pgx.Rows) error {
-		e, err := scanLog(rs)
+		e, err := code.ScanLog(rs)
 		if err != nil {
 			return err
 		}
@@ -443,7 +384,7 @@ func (s *CodeStore) OpenChanges(ctx context.Context, repo int64, since time.Time
 		if err := rs.Scan(&o.Workspace, &change, &o.Author, &intents, &paths, &at); err != nil {
 			return err
 		}
-		o.Change = codeID(change)
+		o.Change = code.IDOf(change)
 		if intents != "" {
 			o.Intents = strings.Split(intents, " ")
 		}
@@ -466,7 +407,7 @@ func (s *CodeStore) GitCommits(ctx context.Context, repo int64) ([]code.GitCommi
 		if err := rs.Scan(&g.Commit, &change); err != nil {
 			return err
 		}
-		g.Change = codeID(change)
+		g.Change = code.IDOf(change)
 		out = append(out, g)
 		return nil
 	})

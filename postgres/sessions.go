@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
 	"desk"
 
@@ -38,29 +37,6 @@ func scanSession(sc pgx.Row) (*desk.Session, int64, error) {
 	return &s, row, nil
 }
 
-func jsonList(l []string) string {
-	if l == nil {
-		l = []string{}
-	}
-	b, _ := json.Marshal(l)
-	return string(b)
-}
-
-// sessionTime is a session's time as stored: "" for none.
-func sessionTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return desk.FormatTime(t)
-}
-
-func noSession(id string) error {
-	if len(id) > 64 {
-		id = id[:64] + "…"
-	}
-	return desk.Errorf(desk.NotFound, "no session %q", id).WithHint("desk sessions --all lists them")
-}
-
 // CreateSession stores a new managed session with its feed row.
 func (db *DB) CreateSession(ctx context.Context, s *desk.Session) error {
 	if s.ID == "" || s.Kind == "" || s.State == "" {
@@ -75,8 +51,8 @@ func (db *DB) CreateSession(ctx context.Context, s *desk.Session) error {
 		err := tx.queryRow(`INSERT INTO managed_sessions (id, kind, name, cwd, project, command, args, pid, state,
 			exit_code, exit_reason, started_at, ended_at, resume_id, generation, bypass, profile, hooks, note, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20) RETURNING "row"`,
-			s.ID, s.Kind, s.Name, s.Cwd, s.Project, jsonList(s.Command), jsonList(s.Args), s.PID, s.State,
-			s.ExitCode, s.ExitReason, sessionTime(s.StartedAt), sessionTime(s.EndedAt), s.ResumeID, s.Generation,
+			s.ID, s.Kind, s.Name, s.Cwd, s.Project, desk.SessionColumnList(s.Command), desk.SessionColumnList(s.Args), s.PID, s.State,
+			s.ExitCode, s.ExitReason, desk.SessionColumnTime(s.StartedAt), desk.SessionColumnTime(s.EndedAt), s.ResumeID, s.Generation,
 			s.Bypass, s.Profile, s.Hooks, s.Note, tx.ts).Scan(&row)
 		if isUnique(err) {
 			return desk.Errorf(desk.Conflict, "a session %s exists already", s.ID)
@@ -92,7 +68,7 @@ func (db *DB) CreateSession(ctx context.Context, s *desk.Session) error {
 func (db *DB) Session(ctx context.Context, id string) (*desk.Session, error) {
 	s, _, err := scanSession(db.pool.QueryRow(ctx, `SELECT `+sessionColumns+` FROM managed_sessions WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, noSession(id)
+		return nil, desk.NoSession(id)
 	}
 	return s, err
 }
@@ -134,7 +110,7 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 	err := db.update(ctx, func(tx *Tx) error {
 		s, row, err := scanSession(tx.queryRow(`SELECT `+sessionColumns+` FROM managed_sessions WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return noSession(id)
+			return desk.NoSession(id)
 		} else if err != nil {
 			return err
 		}
@@ -145,8 +121,8 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 		err = tx.exec(`UPDATE managed_sessions SET name = $1, project = $2, command = $3, pid = $4, state = $5, exit_code = $6,
 			exit_reason = $7, started_at = $8, ended_at = $9, resume_id = $10, generation = $11, hooks = $12, note = $13, updated_at = $14
 			WHERE "row" = $15`,
-			s.Name, s.Project, jsonList(s.Command), s.PID, s.State, s.ExitCode, s.ExitReason, sessionTime(s.StartedAt),
-			sessionTime(s.EndedAt), s.ResumeID, s.Generation, s.Hooks, s.Note, tx.ts, row)
+			s.Name, s.Project, desk.SessionColumnList(s.Command), s.PID, s.State, s.ExitCode, s.ExitReason, desk.SessionColumnTime(s.StartedAt),
+			desk.SessionColumnTime(s.EndedAt), s.ResumeID, s.Generation, s.Hooks, s.Note, tx.ts, row)
 		if err != nil {
 			return err
 		}

@@ -5,12 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -27,21 +25,7 @@ import (
 // deskBin is the desk binary the tests run, built once.
 var deskBin string
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "desk-session-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	deskBin = filepath.Join(dir, "desk")
-	if err := deskbin.Build(deskBin); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { deskbin.Main(m, &deskBin) }
 
 // world is a data folder and the environment desk commands run with.
 type world struct {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
 	"desk"
 )
@@ -71,21 +70,6 @@ func scanSession(sc scanner) (*desk.Session, int64, error) {
 	return &s, row, nil
 }
 
-func jsonList(l []string) string {
-	if l == nil {
-		l = []string{}
-	}
-	b, _ := json.Marshal(l)
-	return string(b)
-}
-
-func sessionTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return desk.FormatTime(t)
-}
-
 // CreateSession stores a new managed session with its feed row.
 func (db *DB) CreateSession(ctx context.Context, s *desk.Session) error {
 	if s.ID == "" || s.Kind == "" || s.State == "" {
@@ -103,8 +87,8 @@ func (db *DB) CreateSession(ctx context.Context, s *desk.Session) error {
 		res, err := tx.exec(`INSERT INTO managed_sessions (id, kind, name, cwd, project, command, args, pid, state,
 			exit_code, exit_reason, started_at, ended_at, resume_id, generation, bypass, profile, hooks, note, updated_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Kind, s.Name, s.Cwd, s.Project, jsonList(s.Command), jsonList(s.Args), s.PID, s.State,
-			code, s.ExitReason, sessionTime(s.StartedAt), sessionTime(s.EndedAt), s.ResumeID, s.Generation,
+			s.ID, s.Kind, s.Name, s.Cwd, s.Project, desk.SessionColumnList(s.Command), desk.SessionColumnList(s.Args), s.PID, s.State,
+			code, s.ExitReason, desk.SessionColumnTime(s.StartedAt), desk.SessionColumnTime(s.EndedAt), s.ResumeID, s.Generation,
 			boolInt(s.Bypass), s.Profile, s.Hooks, s.Note, tx.ts)
 		if isUnique(err) {
 			return desk.Errorf(desk.Conflict, "a session %s exists already", s.ID)
@@ -127,16 +111,9 @@ func boolInt(b bool) int {
 func (db *DB) Session(ctx context.Context, id string) (*desk.Session, error) {
 	s, _, err := scanSession(db.read.QueryRowContext(ctx, `SELECT `+sessionColumns+` FROM managed_sessions WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, desk.Errorf(desk.NotFound, "no session %q", clipID(id)).WithHint("desk sessions --all lists them")
+		return nil, desk.NoSession(id)
 	}
 	return s, err
-}
-
-func clipID(id string) string {
-	if len(id) > 64 {
-		return id[:64] + "…"
-	}
-	return id
 }
 
 // Sessions lists managed sessions, newest first.
@@ -183,7 +160,7 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 	err := db.update(ctx, func(tx *Tx) error {
 		s, row, err := scanSession(tx.queryRow(`SELECT `+sessionColumns+` FROM managed_sessions WHERE id = ?`, id))
 		if errors.Is(err, sql.ErrNoRows) {
-			return desk.Errorf(desk.NotFound, "no session %q", clipID(id)).WithHint("desk sessions --all lists them")
+			return desk.NoSession(id)
 		} else if err != nil {
 			return err
 		}
@@ -198,8 +175,8 @@ func (db *DB) UpdateSession(ctx context.Context, id string, u desk.SessionUpdate
 		_, err = tx.exec(`UPDATE managed_sessions SET name = ?, project = ?, command = ?, pid = ?, state = ?, exit_code = ?,
 			exit_reason = ?, started_at = ?, ended_at = ?, resume_id = ?, generation = ?, hooks = ?, note = ?, updated_at = ?
 			WHERE row = ?`,
-			s.Name, s.Project, jsonList(s.Command), s.PID, s.State, code, s.ExitReason, sessionTime(s.StartedAt),
-			sessionTime(s.EndedAt), s.ResumeID, s.Generation, s.Hooks, s.Note, tx.ts, row)
+			s.Name, s.Project, desk.SessionColumnList(s.Command), s.PID, s.State, code, s.ExitReason, desk.SessionColumnTime(s.StartedAt),
+			desk.SessionColumnTime(s.EndedAt), s.ResumeID, s.Generation, s.Hooks, s.Note, tx.ts, row)
 		if err != nil {
 			return err
 		}

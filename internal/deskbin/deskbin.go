@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"testing"
 )
 
 // Build compiles desk/cmd/desk to path as a release is built: with cgo off,
@@ -20,4 +22,24 @@ func Build(path string) error {
 		return fmt.Errorf("go build desk/cmd/desk: %v\n%s", err, out)
 	}
 	return nil
+}
+
+// Main is a test package's TestMain for tests that run desk as its own
+// process: it builds the binary once into a temporary folder, sets *bin to
+// its path, runs the tests, removes the folder and exits with their code.
+func Main(m *testing.M, bin *string) {
+	dir, err := os.MkdirTemp("", "desk-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	*bin = filepath.Join(dir, "desk")
+	if err := Build(*bin); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
